@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import pytest
+
+from tflint_perf.config import Settings
+from tflint_perf.engine import check_text
+from tflint_perf.fixer import fix_text
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+UPDATE_SNAPSHOTS = os.environ.get("TFLINT_PERF_UPDATE_SNAPSHOTS") == "1"
+
+
+def lint(source: str, codes: Optional[List[str]] = None, settings: Optional[Settings] = None, filename: str = "example.py"):
+    """Diagnostics from the real engine for a source text."""
+    return check_text(source, filename, settings or Settings(), set(codes) if codes else None)
+
+
+def fix(source: str, codes: Optional[List[str]] = None, unsafe: bool = False, settings: Optional[Settings] = None) -> str:
+    selected = set(codes) if codes else None
+    outcome = fix_text(source, lambda text: check_text(text, "example.py", settings or Settings(), selected), unsafe)
+    return outcome.text
+
+
+def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    """The real command line, in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "tflint_perf", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)},
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli

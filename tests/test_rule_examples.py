@@ -1,0 +1,40 @@
+"""Every rule's inline examples, run through the real engine and fixer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import fix, lint
+from tflint_perf.engine import parse
+from tflint_perf.rules import all_rules
+
+VALID = [(rule.code, i, example) for rule in all_rules() for i, example in enumerate(rule.valid)]
+INVALID = [(rule.code, i, example) for rule in all_rules() for i, example in enumerate(rule.invalid)]
+
+
+@pytest.mark.parametrize("code,index,example", VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID])
+def test_valid_examples_are_silent(code, index, example):
+    assert [d for d in lint(example.code, [code])] == []
+
+
+@pytest.mark.parametrize("code,index,example", INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])
+def test_invalid_examples_fire_and_fix_exactly(code, index, example):
+    diagnostics = lint(example.code, [code])
+    assert [d.code for d in diagnostics] == [code] * example.count
+    fixed = fix(example.code, [code], unsafe=example.unsafe)
+    if example.fixed is None:
+        assert fixed == example.code, "a fix was applied where none is expected"
+        return
+    assert fixed == example.fixed
+    parse(fixed)
+    assert fix(fixed, [code], unsafe=example.unsafe) == fixed, "a second --fix changed the file"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_rule_is_documented_and_exemplified(rule):
+    assert rule.code.startswith("TFP") and len(rule.code) == 6
+    assert rule.name == rule.name.lower() and " " not in rule.name
+    assert rule.valid and rule.invalid
+    docs = rule.docs_markdown()
+    for section in ("## What it does", "## Why is this bad?", "## Example", "Use instead:", "## Fix safety"):
+        assert section in docs

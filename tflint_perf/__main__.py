@@ -1,0 +1,5 @@
+import sys
+
+from tflint_perf.cli import main
+
+sys.exit(main())

@@ -1,0 +1,239 @@
+"""What a function does when TensorFlow runs it: random ops, Python callbacks, state.
+
+Rules ask about the function passed to ``Dataset.map`` (or decorated with ``tf.function``):
+is it random per epoch, does it call back into Python, is it provably stateless? The answer
+comes from the function's body and the same-file functions it calls, never from its name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Set, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
+
+Callable = Union[FunctionInfo, cst.Lambda]
+
+PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
+_NOT_RANDOM = frozenset(
+    {
+        "tf.random.set_seed",
+        "tf.random.create_rng_state",
+        "tf.random.experimental.create_rng_state",
+        "tf.random.experimental.stateless_split",
+        "tf.random.experimental.stateless_fold_in",
+        "tf.random.experimental.index_shuffle",
+    }
+)
+_STATE_METHODS = frozenset(
+    {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
+)
+_GENERATOR_METHODS = frozenset({"uniform", "normal", "truncated_normal", "uniform_full_int", "binomial"})
+# Builtins that neither call back into user code nor keep state.
+_PURE_BUILTINS = frozenset(
+    {
+        "len", "int", "float", "str", "bool", "tuple", "list", "dict", "set", "range", "zip", "enumerate",
+        "isinstance", "min", "max", "abs", "round", "sum", "sorted", "reversed", "getattr", "hasattr",
+        "type", "print", "super", "slice", "divmod", "pow", "any", "all", "repr", "format",
+    }
+)
+_MAX_DEPTH = 4
+
+
+def is_random_op(name: str) -> bool:
+    """True for a canonical op name whose result differs from one run (epoch) to the next."""
+    if name in _NOT_RANDOM:
+        return False
+    if name.startswith("tf.random."):
+        leaf = name.rsplit(".", 1)[-1]
+        return not leaf.startswith("stateless_")
+    if name.startswith("tf.image.random_") or name == "tf.nn.dropout":
+        return True
+    if name.startswith("keras.layers.Random") or name.startswith("keras.random."):
+        return True
+    return False
+
+
+@dataclass
+class Effects:
+    """What running a function can do. ``unknown`` means a call the analysis could not see into."""
+
+    random: bool = False
+    python_callbacks: List[cst.Call] = field(default_factory=list)
+    variables: bool = False
+    python_side_effects: bool = False
+    unknown: bool = False
+
+    @property
+    def stateful(self) -> bool:
+        return self.random or bool(self.python_callbacks) or self.variables or self.python_side_effects
+
+    @property
+    def provably_stateless(self) -> bool:
+        return not self.stateful and not self.unknown
+
+    def absorb(self, other: "Effects") -> None:
+        self.random |= other.random
+        self.python_callbacks.extend(c for c in other.python_callbacks if c not in self.python_callbacks)
+        self.variables |= other.variables
+        self.python_side_effects |= other.python_side_effects
+        self.unknown |= other.unknown
+
+
+class EffectAnalysis:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._memo: Dict[object, Effects] = {}
+        self._in_progress: Set[object] = set()
+
+    # -- which function does an expression denote ------------------------------------------
+    def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[Callable]:
+        """The same-file function an expression denotes: a lambda, a def, ``self.method``,
+        or ``functools.partial(f, ...)``; None when it cannot be known."""
+        if isinstance(expr, cst.Lambda):
+            return expr
+        if isinstance(expr, cst.Name):
+            return self.model.lookup_function(expr.value, scope)
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
+            owner = _owning_class(scope)
+            if owner is not None:
+                return owner.methods.get(expr.attr.value)
+            return None
+        if isinstance(expr, cst.Call) and self.model.call_name(expr) == "functools.partial" and expr.args:
+            return self.resolve_callable(expr.args[0].value, scope)
+        return None
+
+    # -- what does a function do ------------------------------------------------------------
+    def of_expression(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Effects:
+        """Effects of calling the function an expression denotes (unknown if unresolvable)."""
+        api = self.model.resolve(expr)
+        if api is not None:  # a TensorFlow API passed as the function, e.g. tf.data.TFRecordDataset
+            return _effects_of_api(api, None)
+        target = self.resolve_callable(expr, scope)
+        if target is None:
+            effects = Effects(unknown=True)
+            if isinstance(expr, cst.Name):
+                effects = self._effects_of_callable_value(expr.value) or effects
+            return effects
+        return self.of_callable(target)
+
+    def of_callable(self, target: Callable, depth: int = 0) -> Effects:
+        if target in self._memo:
+            return self._memo[target]
+        if target in self._in_progress or depth > _MAX_DEPTH:
+            return Effects()
+        self._in_progress.add(target)
+        try:
+            effects = Effects()
+            if isinstance(target, FunctionInfo) and target.declares_global:
+                effects.python_side_effects = True
+            scope = target if isinstance(target, FunctionInfo) else self._scope_of_lambda(target)
+            for site in self.model.calls_in(target):
+                effects.absorb(self._effects_of_call(site.node, scope, depth))
+        finally:
+            self._in_progress.discard(target)
+        self._memo[target] = effects
+        return effects
+
+    def _scope_of_lambda(self, node: cst.Lambda) -> Optional[FunctionInfo]:
+        sites = self.model.calls_in_lambda.get(node)
+        return sites[0].function if sites else None
+
+    def _effects_of_call(self, call: cst.Call, scope: Optional[FunctionInfo], depth: int) -> Effects:
+        name = self.model.call_name(call)
+        if name is not None:
+            return _effects_of_api(name, call)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _STATE_METHODS:
+                return Effects(variables=True)
+            if _is_self(func.value) and scope is not None:
+                owner = _owning_class(scope)
+                if owner is not None and method in owner.methods:
+                    return self.of_callable(owner.methods[method], depth + 1)
+                if owner is not None and method in owner.attributes:
+                    return _effects_of_values(self.model, owner.attributes[method])
+                return Effects(unknown=True)
+            if method in _GENERATOR_METHODS and self.model.resolve(func.value) is None:
+                return Effects(random=True)
+            receiver = func.value
+            if isinstance(receiver, cst.Call) and self.model.call_name(receiver) is not None:
+                return _effects_of_api(self.model.call_name(receiver) or "", receiver)
+            return Effects()  # a method of a tensor or other local value
+        if isinstance(func, cst.Name):
+            target = self.model.lookup_function(func.value, scope)
+            if target is not None:
+                return self.of_callable(target, depth + 1)
+            if func.value in _PURE_BUILTINS:
+                return Effects()
+            from_module_value = self._effects_of_callable_value(func.value)
+            if from_module_value is not None:
+                return from_module_value
+        return Effects(unknown=True)
+
+    def _effects_of_callable_value(self, name: str) -> Optional[Effects]:
+        """A module-level object being called, e.g. ``augment = keras.Sequential([RandomFlip()])``."""
+        value = self.model.module_values.get(name)
+        if value is None:
+            return None
+        return _effects_of_values(self.model, [value])
+
+
+def _effects_of_api(name: str, call: Optional[cst.Call]) -> Effects:
+    if name in PYTHON_CALLBACKS:
+        return Effects(python_callbacks=[call] if call is not None else [])
+    if is_random_op(name):
+        return Effects(random=True)
+    if name == "tf.Variable":
+        return Effects(variables=True)
+    if name.startswith(("tf.", "keras.", "tfds.", "numpy.")) or name == "functools.partial":
+        return Effects()
+    return Effects(unknown=True)
+
+
+def _effects_of_values(model: ModuleModel, values: List[cst.BaseExpression]) -> Effects:
+    """Effects of calling an object built by one of ``values`` (a Keras layer or model)."""
+    effects = Effects()
+    for value in values:
+        if not isinstance(value, cst.Call):
+            effects.unknown = True
+            continue
+        for call in _calls_within(value):
+            name = model.call_name(call)
+            if name is None:
+                effects.unknown = True
+            elif is_random_op(name):
+                effects.random = True
+            elif not name.startswith("keras."):
+                effects.unknown = True
+    return effects
+
+
+def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            found.append(current)
+        stack.extend(current.children)
+    return found
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _owning_class(function: FunctionInfo) -> Optional[ClassInfo]:
+    current: Optional[FunctionInfo] = function
+    while current is not None:
+        if current.class_info is not None:
+            return current.class_info
+        current = current.parent
+    return None
+
+
+__all__ = ["Effects", "EffectAnalysis", "PYTHON_CALLBACKS", "is_random_op", "FrozenSet"]

@@ -1,0 +1,172 @@
+"""What a dotted name means: the module's import-alias table and canonical TensorFlow/Keras names.
+
+Every spelling of a TensorFlow API (``tf.data.Dataset``, ``tensorflow.data.Dataset``,
+``from tensorflow import data as tfdata``, ``tf.compat.v1``, ``tf.keras``, Keras 3's ``keras``)
+is reduced to one canonical string such as ``tf.data.Dataset`` or ``keras.layers.Dense``, so a
+rule compares strings and never cares how the user imported things.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+# Longest prefix first: the first match wins.
+_PREFIXES = (
+    ("tensorflow.compat.v1.keras.", "keras."),
+    ("tensorflow.compat.v2.keras.", "keras."),
+    ("tensorflow.compat.v1.", "tf."),
+    ("tensorflow.compat.v2.", "tf."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tensorflow.keras.", "keras."),
+    ("tensorflow_datasets.public_api.", "tfds."),
+    ("tensorflow_datasets.", "tfds."),
+    ("tensorflow.", "tf."),
+    ("tf_keras.", "keras."),
+    ("keras.src.", "keras."),
+    ("keras.api._v2.keras.", "keras."),
+)
+_EXACT = {
+    "tensorflow": "tf",
+    "tensorflow.compat.v1": "tf",
+    "tensorflow.compat.v2": "tf",
+    "tensorflow.keras": "keras",
+    "tensorflow.python.keras": "keras",
+    "tf_keras": "keras",
+    "tensorflow_datasets": "tfds",
+    "tensorflow_datasets.public_api": "tfds",
+}
+# Old or experimental homes of APIs that moved; keyed by canonical name.
+_MOVED = {
+    "tf.data.experimental.AUTOTUNE": "tf.data.AUTOTUNE",
+    "tf.data.experimental.sample_from_datasets": "tf.data.Dataset.sample_from_datasets",
+    "tf.data.experimental.choose_from_datasets": "tf.data.Dataset.choose_from_datasets",
+    "tf.data.experimental.load": "tf.data.Dataset.load",
+    "tf.compat.v1.data.make_one_shot_iterator": "tf.data.make_one_shot_iterator",
+    "keras.preprocessing.image_dataset_from_directory": "keras.utils.image_dataset_from_directory",
+    "keras.preprocessing.text_dataset_from_directory": "keras.utils.text_dataset_from_directory",
+    "keras.preprocessing.timeseries_dataset_from_array": "keras.utils.timeseries_dataset_from_array",
+    "tf.random_uniform": "tf.random.uniform",
+    "tf.random_normal": "tf.random.normal",
+    "tf.truncated_normal": "tf.random.truncated_normal",
+    "tf.random_shuffle": "tf.random.shuffle",
+    "tf.random_crop": "tf.image.random_crop",
+    "tf.multinomial": "tf.random.categorical",
+    "tf.compat.v1.py_func": "tf.py_func",
+}
+_MOVED_PREFIXES = (
+    ("keras.layers.experimental.preprocessing.", "keras.layers."),
+    ("keras.layers.preprocessing.", "keras.layers."),
+)
+# Roots whose names are worth resolving at all; anything else resolves to None.
+TRACKED_ROOTS = ("tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm")
+
+
+def canonical_name(qualified: str) -> str:
+    """Reduce a fully qualified dotted name to its canonical TensorFlow/Keras spelling."""
+    name = _EXACT.get(qualified)
+    if name is None:
+        name = qualified
+        for prefix, replacement in _PREFIXES:
+            if qualified.startswith(prefix):
+                name = replacement + qualified[len(prefix):]
+                break
+    for prefix, replacement in _MOVED_PREFIXES:
+        if name.startswith(prefix):
+            name = replacement + name[len(prefix):]
+    return _MOVED.get(name, name)
+
+
+def dotted_text(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _module_dotted(node: cst.BaseExpression) -> str:
+    text = dotted_text(node)
+    return text or ""
+
+
+class ImportTable:
+    """Local names bound by imports (and by plain module-level aliases) to qualified names.
+
+    A name bound to two different things is dropped: when unsure, resolve nothing.
+    """
+
+    def __init__(self) -> None:
+        self._bindings: Dict[str, Optional[str]] = {}
+        self.tensorflow_aliases: Dict[str, str] = {}
+
+    def bind(self, local: str, qualified: Optional[str]) -> None:
+        if qualified is not None and not qualified.split(".")[0] in TRACKED_ROOTS:
+            qualified = None
+        if local in self._bindings:
+            previous = self._bindings[local]
+            same = (
+                previous is not None
+                and qualified is not None
+                and canonical_name(previous) == canonical_name(qualified)
+            )
+            if not same:
+                self._bindings[local] = None
+            return
+        self._bindings[local] = qualified
+
+    def rebind(self, local: str) -> None:
+        """A non-import binding of an imported name makes it ambiguous."""
+        if local in self._bindings:
+            self._bindings[local] = None
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _module_dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.bind(alias.asname.name.value, full)
+            else:
+                root = full.split(".")[0]
+                self.bind(root, root)
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = _module_dotted(node.module)
+        for alias in node.names:
+            imported = alias.name.value if isinstance(alias.name, cst.Name) else _module_dotted(alias.name)
+            local = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.bind(local, f"{module}.{imported}")
+
+    def qualified(self, local: str) -> Optional[str]:
+        return self._bindings.get(local)
+
+    def is_bound(self, local: str) -> bool:
+        return local in self._bindings
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """Canonical name of a Name/Attribute chain rooted at an import, else None."""
+        text = dotted_text(node)
+        if text is None:
+            return None
+        root, _, rest = text.partition(".")
+        qualified = self._bindings.get(root)
+        if qualified is None:
+            return None
+        return canonical_name(f"{qualified}.{rest}" if rest else qualified)
+
+    def alias_for(self, canonical: str) -> Optional[str]:
+        """A local spelling that resolves to ``canonical`` (e.g. ``tf`` for ``tf``), if one exists."""
+        candidates = sorted(
+            local
+            for local, qualified in self._bindings.items()
+            if qualified is not None and canonical_name(qualified) == canonical
+        )
+        return candidates[0] if candidates else None

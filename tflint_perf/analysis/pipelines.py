@@ -1,0 +1,796 @@
+"""The tf.data pipeline model: which values are Datasets, which ops they carry, where they are consumed.
+
+A small abstract interpreter runs over each function body (and the module body). A Dataset value
+is a set of possible *states* (may-analysis: an op added on one branch gives two states); a state
+is a source plus the ops applied to it, in order. Same-file helpers are summarised: what they
+return (in terms of their parameters, so ``def augment(ds): return ds.map(f)`` appends ``map`` to
+whatever the caller passes) and which parameters they consume. Summaries are recomputed until they
+stop changing, so helpers calling helpers are followed. Anything the interpreter cannot see
+(imported helpers, unknown receivers) is *unknown*, and unknown is never a Dataset: a pandas
+``.map``, a Spark RDD or the builtin ``map`` never start a pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
+
+SOURCES = frozenset(
+    {
+        "tf.data.Dataset.from_tensor_slices",
+        "tf.data.Dataset.from_tensors",
+        "tf.data.Dataset.from_generator",
+        "tf.data.Dataset.range",
+        "tf.data.Dataset.list_files",
+        "tf.data.Dataset.zip",
+        "tf.data.Dataset.sample_from_datasets",
+        "tf.data.Dataset.choose_from_datasets",
+        "tf.data.Dataset.load",
+        "tf.data.Dataset.random",
+        "tf.data.Dataset.counter",
+        "tf.data.TFRecordDataset",
+        "tf.data.TextLineDataset",
+        "tf.data.FixedLengthRecordDataset",
+        "tf.data.experimental.make_csv_dataset",
+        "tf.data.experimental.CsvDataset",
+        "tf.data.experimental.make_batched_features_dataset",
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+        "keras.utils.timeseries_dataset_from_array",
+    }
+)
+# Dataset methods that return a Dataset.
+DATASET_METHODS = frozenset(
+    {
+        "apply", "batch", "bucket_by_sequence_length", "cache", "concatenate", "enumerate", "filter",
+        "flat_map", "group_by_window", "ignore_errors", "interleave", "map", "padded_batch", "prefetch",
+        "ragged_batch", "rebatch", "rejection_resample", "repeat", "scan", "shard", "shuffle", "skip",
+        "snapshot", "sparse_batch", "take", "take_while", "unbatch", "unique", "window", "with_options",
+        "map_with_legacy_function", "filter_with_legacy_function", "distribute",
+    }
+)
+ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
+MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
+DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
+# Calls that only look at data: a loop made of these is inspection, not training.
+_INSPECTION_CALLS = frozenset(
+    {
+        "print", "display", "len", "str", "int", "float", "repr", "range", "list", "enumerate", "zip",
+        "numpy", "decode", "astype", "format", "imshow", "title", "axis", "subplot", "figure", "show",
+        "xlabel", "ylabel", "plot", "set_title", "append", "shape", "tf.print", "tf.shape", "items",
+    }
+)
+_MAX_STATES = 32
+_MAX_OPS = 64
+_MAX_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a pipeline starts: a constructor call, or (inside a helper) a parameter."""
+
+    node: cst.CSTNode
+    kind: str = "call"  # "call" | "param"
+    index: int = 0
+    function: Optional[FunctionInfo] = None
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    call: cst.Call
+
+
+@dataclass(frozen=True)
+class State:
+    source: Source
+    ops: Tuple[Op, ...] = ()
+
+    @property
+    def is_real(self) -> bool:
+        return self.source.kind == "call"
+
+    @property
+    def last_call(self) -> cst.Call:
+        """The call whose result is this state: the last op, or the source itself."""
+        return self.ops[-1].call if self.ops else self.source.node  # type: ignore[return-value]
+
+    def extended(self, op: Op) -> "State":
+        return State(self.source, (self.ops + (op,))[-_MAX_OPS:])
+
+    def ops_before(self, call: cst.Call) -> Tuple[Op, ...]:
+        for index, op in enumerate(self.ops):
+            if op.call is call:
+                return self.ops[:index]
+        return self.ops
+
+    def ops_after(self, call: cst.Call) -> Tuple[Op, ...]:
+        for index, op in enumerate(self.ops):
+            if op.call is call:
+                return self.ops[index + 1:]
+        return ()
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    states: FrozenSet[State]
+
+
+@dataclass(frozen=True)
+class TupleValue:
+    items: Tuple["Value", ...]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A dict or list of Datasets (``tfds.load`` without ``split=``): any element is a Dataset."""
+
+    states: FrozenSet[State]
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    function: FunctionInfo
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    cls: ClassInfo
+
+
+@dataclass(frozen=True)
+class TfdsBuilder:
+    node: cst.CSTNode
+
+
+Value = Union[Pipeline, TupleValue, Collection, FunctionRef, ClassRef, TfdsBuilder, None]
+Env = Dict[str, Value]
+
+
+@dataclass(frozen=True)
+class Consumption:
+    """A place where a pipeline is iterated: ``model.fit``, a ``for`` loop, ``iter()``..."""
+
+    node: cst.CSTNode
+    kind: str  # "model" | "for" | "iter" | "iterator" | "distribute"
+    description: str
+    states: FrozenSet[State]
+    training: bool
+
+
+@dataclass(frozen=True)
+class Summary:
+    returns: Value
+    consumptions: Tuple[Consumption, ...]
+
+
+def join(a: Value, b: Value) -> Value:
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if isinstance(a, Pipeline) and isinstance(b, Pipeline):
+        states = a.states | b.states
+        return Pipeline(states) if len(states) <= _MAX_STATES else None
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
+        return TupleValue(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if isinstance(a, Collection) and isinstance(b, Collection):
+        return Collection(a.states | b.states)
+    return None
+
+
+def join_envs(a: Env, b: Env) -> Env:
+    merged = dict(a)
+    for name, value in b.items():
+        merged[name] = join(merged.get(name), value)
+    return merged
+
+
+def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.Arg]:
+    """The argument bound to parameter ``name`` (keyword or positional), if visibly passed."""
+    found = _keyword(call, name)
+    if found is not None or position is None:
+        return found
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[position] if position < len(positional) else None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star for arg in call.args)
+
+
+def _int_literal(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
+
+
+def _bool_literal(node: Optional[cst.BaseExpression]) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+class PipelineAnalysis:
+    """Pipelines, their ops and their consumers for one module."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self.consumptions: List[Consumption] = []
+        self._real_states: Dict[State, None] = {}
+        self._summaries: Dict[FunctionInfo, Summary] = {}
+        self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
+        self._closures: Dict[FunctionInfo, Env] = {}
+        self._dataset_classes = {
+            cls for cls in model.classes.values()
+            if any(model.resolve(base.value) == "tf.data.Dataset" for base in cls.node.bases)
+        }
+        self._call_sites = {site.node: site for site in model.calls}
+        self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
+        self._peeked: set = set()  # calls that are the argument of `next(...)`
+        for site in model.calls:
+            for loop in site.loops:
+                self._loop_calls.setdefault(loop, []).append(site.node)
+            node = site.node
+            if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
+                self._peeked.add(node.args[0].value)
+        if self._mentions_datasets():
+            self._run()
+
+    # -- queries for rules ---------------------------------------------------------------------
+    def states(self) -> List[State]:
+        """Every concrete pipeline state seen anywhere in the module."""
+        return list(self._real_states)
+
+    def ops(self, *names: str) -> Iterator[Tuple[Op, List[State]]]:
+        """Each distinct op call with one of ``names``, with the concrete states that contain it."""
+        by_call: Dict[cst.Call, Tuple[Op, List[State]]] = {}
+        for state in self._real_states:
+            for op in state.ops:
+                if op.name in names:
+                    by_call.setdefault(op.call, (op, []))[1].append(state)
+        return iter(by_call.values())
+
+    def training_consumptions(self) -> List[Consumption]:
+        return [c for c in self.consumptions if c.training]
+
+    def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The function a call sits in (None at module level)."""
+        site = self._call_sites.get(call)
+        return site.function if site is not None else None
+
+    # -- driver ---------------------------------------------------------------------------------
+    def _mentions_datasets(self) -> bool:
+        for site in self.model.calls:
+            name = self.model.call_name(site.node)
+            if name is not None and (name in SOURCES or name.startswith("tfds.")):
+                return True
+        return bool(self._dataset_classes)
+
+    def _run(self) -> None:
+        for _ in range(_MAX_ROUNDS):
+            self.consumptions = []
+            self._real_states = {}
+            previous = (dict(self._summaries), dict(self._class_attrs))
+            module_env = _Run(self, None, {}).run_module()
+            summaries: Dict[FunctionInfo, Summary] = {}
+            for function in self.model.functions:
+                env = dict(module_env)
+                env.update(self._closures.get(function, {}))
+                run = _Run(self, function, env)
+                summaries[function] = run.run_function()
+            self._summaries = summaries
+            if previous == (self._summaries, self._class_attrs):
+                break
+        unique: Dict[Tuple[cst.CSTNode, FrozenSet[State]], Consumption] = {}
+        for consumption in self.consumptions:
+            unique.setdefault((consumption.node, consumption.states), consumption)
+        self.consumptions = list(unique.values())
+
+    def _note_states(self, value: Value) -> None:
+        if isinstance(value, Pipeline):
+            for state in value.states:
+                if state.is_real:
+                    self._real_states[state] = None
+
+
+class _Run:
+    """Interprets one function body (or the module body)."""
+
+    def __init__(self, analysis: PipelineAnalysis, function: Optional[FunctionInfo], env: Env) -> None:
+        self.analysis = analysis
+        self.model = analysis.model
+        self.function = function
+        self.env = env
+        self.returns: Value = None
+        self.param_consumptions: List[Consumption] = []
+
+    # -- entry points ---------------------------------------------------------------------------
+    def run_module(self) -> Env:
+        for name, function in self.model.module_functions.items():
+            self.env[name] = FunctionRef(function)
+        for name, cls in self.model.classes.items():
+            self.env[name] = ClassRef(cls)
+        self.run_block(self.model.module.body)
+        return self.env
+
+    def run_function(self) -> Summary:
+        assert self.function is not None
+        for index, param in enumerate(_parameters(self.function)):
+            if index == 0 and self.function.is_method and not _is_static(self.function):
+                self.env[param.name.value] = None  # self / cls
+                continue
+            self.env[param.name.value] = Pipeline(
+                frozenset({State(Source(param, "param", index, self.function))})
+            )
+        body = self.function.node.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        self.run_block(statements)  # type: ignore[arg-type]
+        return Summary(self.returns, tuple(self.param_consumptions))
+
+    # -- statements -----------------------------------------------------------------------------
+    def run_block(self, statements: Sequence[cst.CSTNode]) -> None:
+        for statement in statements:
+            self.run_statement(statement)
+
+    def _branch(self, statements: Sequence[cst.CSTNode], env: Env) -> Env:
+        saved = self.env
+        self.env = dict(env)
+        self.run_block(statements)
+        result = self.env
+        self.env = saved
+        return result
+
+    def run_statement(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.run_small(small)
+        elif isinstance(node, cst.If):
+            self.eval(node.test)
+            then_env = self._branch(_block(node.body), self.env)
+            else_env = self._branch(_block(node.orelse), self.env) if node.orelse else self.env
+            self.env = join_envs(then_env, else_env)
+        elif isinstance(node, cst.Else):
+            self.run_block(_block(node.body))
+        elif isinstance(node, cst.For):
+            iterated = self.eval(node.iter)
+            self._consume_by_loop(node, iterated)
+            element = _element_of(iterated)
+            before = self.env
+            env = dict(before)
+            for _ in range(2):
+                env = self._branch(_block(node.body), self._bind_target_env(node.target, element, env))
+                env = join_envs(before, env)
+            self.env = env
+            if node.orelse:
+                self.run_statement(node.orelse)
+        elif isinstance(node, cst.While):
+            self.eval(node.test)
+            before = self.env
+            env = dict(before)
+            for _ in range(2):
+                env = join_envs(before, self._branch(_block(node.body), env))
+            self.env = env
+            if node.orelse:
+                self.run_statement(node.orelse)
+        elif isinstance(node, (cst.Try, cst.TryStar)):
+            before = self.env
+            after_body = self._branch(_block(node.body), before)
+            merged = join_envs(before, after_body)
+            outcomes = [after_body]
+            for handler in node.handlers:
+                outcomes.append(self._branch(_block(handler.body), merged))
+            if node.orelse:
+                outcomes[0] = self._branch(_block(node.orelse.body), after_body)
+            env = outcomes[0]
+            for outcome in outcomes[1:]:
+                env = join_envs(env, outcome)
+            self.env = env
+            if node.finalbody:
+                self.run_block(_block(node.finalbody.body))
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                self.eval(item.item)
+                if item.asname is not None:
+                    self.assign(item.asname.name, None)
+            self.run_block(_block(node.body))
+        elif isinstance(node, cst.FunctionDef):
+            info = self.model.function_info(node)
+            if info is not None:
+                self.env[node.name.value] = FunctionRef(info)
+                if self.function is not None:
+                    self.analysis._closures[info] = dict(self.env)
+        elif isinstance(node, cst.ClassDef):
+            cls = self.model.classes.get(node.name.value)
+            self.env[node.name.value] = ClassRef(cls) if cls is not None and cls.node is node else None
+        elif isinstance(node, cst.Match):
+            self.eval(node.subject)
+            before = self.env
+            env = before
+            for case in node.cases:
+                env = join_envs(env, self._branch(_block(case.body), before))
+            self.env = env
+
+    def run_small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.eval(node.value)
+        elif isinstance(node, cst.Assign):
+            value = self.eval(node.value)
+            for target in node.targets:
+                self.assign(target.target, value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.eval(node.value))
+        elif isinstance(node, cst.AugAssign):
+            self.eval(node.value)
+            self.assign(node.target, None)
+        elif isinstance(node, cst.Return):
+            value = self.eval(node.value) if node.value is not None else None
+            self.returns = join(self.returns, value)
+
+    def assign(self, target: cst.BaseExpression, value: Value) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            items = value.items if isinstance(value, TupleValue) and len(value.items) == len(elements) else None
+            for index, element in enumerate(elements):
+                inner = element.value
+                if isinstance(element, cst.StarredElement):
+                    self.assign(inner, None)
+                else:
+                    self.assign(inner, items[index] if items is not None else None)
+        elif isinstance(target, cst.Attribute) and _is_self(target.value):
+            cls = self._class()
+            if cls is not None:
+                key = (cls, target.attr.value)
+                self.analysis._class_attrs[key] = join(self.analysis._class_attrs.get(key), value)
+                self.analysis._note_states(value)
+
+    def _bind_target_env(self, target: cst.BaseExpression, value: Value, env: Env) -> Env:
+        saved = self.env
+        self.env = dict(env)
+        self.assign(target, value)
+        result = self.env
+        self.env = saved
+        return result
+
+    # -- expressions ----------------------------------------------------------------------------
+    def eval(self, node: cst.BaseExpression) -> Value:
+        value = self._eval(node)
+        self.analysis._note_states(value)
+        return value
+
+    def _eval(self, node: cst.BaseExpression) -> Value:
+        if isinstance(node, cst.Name):
+            return self.env.get(node.value)
+        if isinstance(node, cst.Call):
+            return self.eval_call(node)
+        if isinstance(node, cst.Attribute):
+            if _is_self(node.value):
+                cls = self._class()
+                if cls is not None:
+                    return self.analysis._class_attrs.get((cls, node.attr.value))
+                return None
+            self.eval(node.value)
+            return None
+        if isinstance(node, (cst.Tuple, cst.List)):
+            items = []
+            for element in node.elements:
+                items.append(self.eval(element.value) if not isinstance(element, cst.StarredElement) else None)
+            return TupleValue(tuple(items))
+        if isinstance(node, cst.Subscript):
+            container = self.eval(node.value)
+            for element in node.slice:
+                if isinstance(element.slice, cst.Index):
+                    self.eval(element.slice.value)
+            if isinstance(container, Collection):
+                return Pipeline(container.states)
+            if isinstance(container, TupleValue) and len(node.slice) == 1:
+                index_node = node.slice[0].slice
+                if isinstance(index_node, cst.Index):
+                    index = _int_literal(index_node.value)
+                    if index is not None and -len(container.items) <= index < len(container.items):
+                        return container.items[index]
+            return None
+        if isinstance(node, cst.IfExp):
+            self.eval(node.test)
+            return join(self.eval(node.body), self.eval(node.orelse))
+        if isinstance(node, cst.Lambda):
+            # Pipelines built inside a lambda (an interleave's per-file dataset) are still pipelines.
+            saved = self.env
+            self.env = dict(saved)
+            for param in _lambda_parameters(node):
+                self.env[param] = None
+            self.eval(node.body)
+            self.env = saved
+            return None
+        if isinstance(node, (cst.BaseComp, cst.BooleanOperation, cst.BinaryOperation, cst.UnaryOperation,
+                             cst.Comparison, cst.Dict, cst.Set, cst.Await, cst.FormattedString,
+                             cst.StarredElement, cst.NamedExpr)):
+            for child in node.children:
+                if isinstance(child, cst.BaseExpression):
+                    self.eval(child)
+                elif isinstance(child, (cst.DictElement, cst.Element, cst.CompFor, cst.ComparisonTarget,
+                                        cst.FormattedStringExpression)):
+                    for grandchild in child.children:
+                        if isinstance(grandchild, cst.BaseExpression):
+                            self.eval(grandchild)
+            if isinstance(node, cst.NamedExpr):
+                value = self.eval(node.value)
+                self.assign(node.target, value)
+                return value
+            return None
+        return None
+
+    def eval_call(self, call: cst.Call) -> Value:
+        func = call.func
+        api = self.model.call_name(call)
+        if api is not None:
+            return self._api_call(api, call)
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = self.eval(func.value)
+            args = [self.eval(arg.value) for arg in call.args]
+            if isinstance(receiver, Pipeline):
+                if method in DATASET_METHODS:
+                    return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
+                if method in ITERATOR_METHODS:
+                    self.consume(call, "iterator", f"{method}()", receiver, True)
+                return None
+            if isinstance(receiver, TfdsBuilder) and method == "as_dataset":
+                return _split_value(call)
+            if isinstance(receiver, Collection) and method == "get":
+                return Pipeline(receiver.states)
+            if method in MODEL_CONSUMERS:
+                self._consume_model_call(call, method, args)
+                return None
+            if method in DISTRIBUTE_METHODS and args:
+                self.consume(call, "distribute", method, args[0], True)
+                return None
+            if _is_self(func.value):
+                cls = self._class()
+                if cls is not None and method in cls.methods:
+                    return self.apply(cls.methods[method], call, skip_first=True)
+            return None
+        callee = self.eval(func) if not isinstance(func, cst.Name) else self.env.get(func.value)
+        if isinstance(func, cst.Name) and func.value == "iter" and call.args:
+            value = self.eval(call.args[0].value)
+            peek = call in self.analysis._peeked
+            self.consume(call, "iter", "iter()", value, not peek)
+            return None
+        if isinstance(callee, FunctionRef):
+            return self.apply(callee.function, call)
+        if isinstance(callee, ClassRef) and callee.cls in self.analysis._dataset_classes:
+            for arg in call.args:
+                self.eval(arg.value)
+            return Pipeline(frozenset({State(Source(call))}))
+        for arg in call.args:
+            self.eval(arg.value)
+        return None
+
+    def _api_call(self, api: str, call: cst.Call) -> Value:
+        args = [self.eval(arg.value) for arg in call.args]
+        if api in SOURCES:
+            if api.startswith("keras.utils.") and _string_keyword(call, "subset") == "both":
+                return TupleValue(tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(2)))
+            return Pipeline(frozenset({State(Source(call))}))
+        if api == "tfds.load":
+            value = _split_value(call)
+            if _bool_literal(_kw_value(call, "with_info")):
+                return TupleValue((value, None))
+            return value
+        if api == "tfds.builder":
+            return TfdsBuilder(call)
+        if api in ITERATOR_FUNCTIONS and args:
+            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], True)
+        return None
+
+    def _consume_model_call(self, call: cst.Call, method: str, args: List[Value]) -> None:
+        description = f"{dotted_text(call.func) or method}()"
+        x_arg = argument(call, "x", 0)
+        if x_arg is not None:
+            self.consume(call, "model", description, self.eval(x_arg.value), True)
+        if method == "fit":
+            validation = _keyword(call, "validation_data")
+            if validation is not None:
+                self.consume(call, "model", description, self.eval(validation.value), True)
+
+    def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
+        target = loop.iter
+        value = iterated
+        # `for i, batch in enumerate(ds)` / `zip(ds_a, ds_b)` / `tqdm(ds)` iterate the pipeline.
+        if isinstance(target, cst.Call) and isinstance(target.func, (cst.Name, cst.Attribute)):
+            wrapper = (dotted_text(target.func) or "").rsplit(".", 1)[-1]
+            if wrapper in ("enumerate", "zip", "tqdm", "trange", "iter") and target.args:
+                value = None
+                for arg in target.args:
+                    if arg.keyword is None:
+                        value = join(value, self.eval(arg.value))
+        if not isinstance(value, Pipeline):
+            return
+        training = not self._is_inspection_loop(loop, value)
+        self.consume(loop, "for", "for loop", value, training)
+
+    def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
+        if all(_ends_with_literal_take(state) for state in value.states):
+            return True
+        body = _block(loop.body)
+        if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
+            return True
+        calls = self.analysis._loop_calls.get(loop, [])
+        for call in calls:
+            name = self.model.call_name(call) or dotted_text(call.func) or ""
+            leaf = name.rsplit(".", 1)[-1]
+            if not (name in _INSPECTION_CALLS or leaf in _INSPECTION_CALLS or name.startswith(("plt.", "matplotlib."))):
+                return False
+        return True
+
+    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, training: bool) -> None:
+        if isinstance(value, TupleValue):
+            for item in value.items:
+                self.consume(node, kind, description, item, training)
+            return
+        if not isinstance(value, Pipeline):
+            return
+        real = frozenset(state for state in value.states if state.is_real)
+        symbolic = frozenset(state for state in value.states if not state.is_real)
+        if real:
+            self.analysis.consumptions.append(Consumption(node, kind, description, real, training))
+        if symbolic:
+            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training))
+
+    # -- same-file calls ------------------------------------------------------------------------
+    def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
+        summary = self.analysis._summaries.get(function)
+        bound = self._bind_arguments(function, call, skip_first)
+        if summary is None:
+            return None
+        for consumption in summary.consumptions:
+            value = _substitute(Pipeline(consumption.states), function, bound)
+            self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training)
+        result = _substitute(summary.returns, function, bound)
+        self.analysis._note_states(result)
+        return result
+
+    def _bind_arguments(self, function: FunctionInfo, call: cst.Call, skip_first: bool) -> Dict[int, Value]:
+        params = _parameters(function)
+        offset = 1 if skip_first and not _is_static(function) else 0
+        names = [p.name.value for p in params]
+        bound: Dict[int, Value] = {}
+        position = offset
+        for arg in call.args:
+            value = self.eval(arg.value)
+            if arg.star:
+                return bound
+            if arg.keyword is not None:
+                if arg.keyword.value in names:
+                    bound[names.index(arg.keyword.value)] = value
+            else:
+                bound[position] = value
+                position += 1
+        return bound
+
+    def _class(self) -> Optional[ClassInfo]:
+        current = self.function
+        while current is not None:
+            if current.class_info is not None:
+                return current.class_info
+            current = current.parent
+        return None
+
+
+def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -> Value:
+    if isinstance(value, Pipeline):
+        states = set()
+        for state in value.states:
+            source = state.source
+            if source.kind == "param" and source.function is function:
+                actual = bound.get(source.index)
+                if isinstance(actual, Pipeline):
+                    for prefix in actual.states:
+                        states.add(State(prefix.source, (prefix.ops + state.ops)[-_MAX_OPS:]))
+            else:
+                states.add(state)
+        return Pipeline(frozenset(states)) if states else None
+    if isinstance(value, TupleValue):
+        return TupleValue(tuple(_substitute(item, function, bound) for item in value.items))
+    if isinstance(value, Collection):
+        substituted = _substitute(Pipeline(value.states), function, bound)
+        return Collection(substituted.states) if isinstance(substituted, Pipeline) else None
+    return value
+
+
+def _split_value(call: cst.Call) -> Value:
+    """What ``tfds.load`` / ``builder.as_dataset`` return, decided by ``split=`` and ``batch_size=``."""
+    batch_size = _kw_value(call, "batch_size")
+    if isinstance(batch_size, cst.UnaryOperation):
+        return None  # batch_size=-1 returns whole tensors, not a Dataset
+    split = _kw_value(call, "split")
+    if split is None:
+        return Collection(frozenset({State(Source(call))}))
+    if isinstance(split, (cst.List, cst.Tuple)):
+        return TupleValue(
+            tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(len(split.elements)))
+        )
+    return Pipeline(frozenset({State(Source(call))}))
+
+
+def _kw_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    arg = _keyword(call, name)
+    return arg.value if arg is not None else None
+
+
+def _string_keyword(call: cst.Call, name: str) -> Optional[str]:
+    value = _kw_value(call, name)
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value if isinstance(value.evaluated_value, str) else None
+    return None
+
+
+def _ends_with_literal_take(state: State) -> bool:
+    if not state.ops or state.ops[-1].name != "take":
+        return False
+    count = argument(state.ops[-1].call, "count", 0)
+    return count is not None and _int_literal(count.value) is not None
+
+
+def _element_of(value: Value) -> Value:
+    """The loop variable's value when iterating ``value`` (``for ds in (train_ds, val_ds)``)."""
+    if isinstance(value, TupleValue):
+        element: Value = None
+        for item in value.items:
+            element = join(element, item)
+        return element
+    return None
+
+
+def _parameters(function: FunctionInfo) -> List[cst.Param]:
+    params = function.node.params
+    return list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+
+
+def _lambda_parameters(node: cst.Lambda) -> List[str]:
+    params = node.params
+    names = [p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.append(star.name.value)
+    return names
+
+
+def _is_static(function: FunctionInfo) -> bool:
+    return any(dotted_text(d.decorator) == "staticmethod" for d in function.node.decorators)
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _block(body: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    if isinstance(body, cst.IndentedBlock):
+        return body.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=body.body)]
+    if isinstance(body, (cst.Else, cst.If)):
+        return [body]
+    if hasattr(body, "body"):
+        return _block(body.body)  # type: ignore[attr-defined]
+    return []

@@ -1,0 +1,115 @@
+"""Checking one source text: prefilter, one parse, one collection pass, every rule, positions last."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List, Optional, Sequence, Set, Type
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.config import Settings
+from tflint_perf.diagnostics import Diagnostic, Edit, Finding, Fix, Location
+from tflint_perf.noqa import Suppressions
+from tflint_perf.rules import all_rules
+from tflint_perf.rules.base import Rule, RuleContext
+from tflint_perf.source import LineIndex
+
+# Every name the analysis can resolve comes from an import of one of these packages, so a file
+# without this text cannot have a finding and is never parsed.
+_MARKER = re.compile(r"tensorflow|keras")
+
+
+class ParseError(Exception):
+    """The text is not Python that LibCST can parse; the message says where."""
+
+
+class InternalError(Exception):
+    """A bug in tflint-perf itself while checking a file."""
+
+
+def may_have_findings(text: str) -> bool:
+    return _MARKER.search(text) is not None
+
+
+def parse(text: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise ParseError(f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: "
+                         f"{error.message.splitlines()[0] if error.message else 'invalid syntax'}") from None
+    except RecursionError:
+        raise ParseError("nested too deeply to analyse") from None
+    except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
+        raise ParseError(f"cannot be parsed: {error}") from None
+
+
+def check_text(
+    text: str,
+    filename: str,
+    settings: Settings,
+    codes: Optional[Set[str]] = None,
+    rules: Optional[Sequence[Type[Rule]]] = None,
+) -> List[Diagnostic]:
+    """Diagnostics for one file's decoded text (noqa applied). Raises ParseError or InternalError."""
+    if not may_have_findings(text):
+        return []
+    enabled = [rule for rule in (rules or all_rules()) if codes is None or rule.code in codes]
+    if not enabled:
+        return []
+    module = parse(text)
+    try:
+        model = ModuleModel(module)
+        context = RuleContext(model, settings, filename)
+        findings: List[Finding] = []
+        for rule in enabled:
+            findings.extend(rule().check(context))
+    except RecursionError:
+        raise ParseError("nested too deeply to analyse") from None
+    except Exception as error:  # noqa: BLE001 - reported as an internal error, never a crash
+        raise InternalError(f"{type(error).__name__}: {error}") from error
+    if not findings:
+        return []
+    diagnostics = _locate(module, text, filename, findings)
+    suppressions = Suppressions(text)
+    return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
+
+
+def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding]) -> List[Diagnostic]:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    index = LineIndex(text)
+    diagnostics = {}
+    for finding in findings:
+        start = positions[finding.start].start
+        end = positions[finding.end].end
+        fix = None
+        if finding.fix is not None:
+            edits = []
+            for edit in finding.fix.edits:
+                node_range = positions[edit.node]
+                if edit.where == "after":
+                    begin = finish = index.offset(node_range.end.line, node_range.end.column)
+                elif edit.where == "before":
+                    begin = finish = index.offset(node_range.start.line, node_range.start.column)
+                else:
+                    begin = index.offset(node_range.start.line, node_range.start.column)
+                    finish = index.offset(node_range.end.line, node_range.end.column)
+                edits.append(Edit(begin, finish, edit.content, _location(index, begin), _location(index, finish)))
+            fix = Fix(finding.fix.applicability, finding.fix.message, tuple(edits), finding.fix.imports)
+        diagnostic = Diagnostic(
+            finding.code,
+            finding.name,
+            finding.message,
+            filename,
+            Location(start.line, start.column + 1),
+            Location(end.line, end.column + 1),
+            fix,
+        )
+        diagnostics[(diagnostic.code, diagnostic.location, diagnostic.end_location, diagnostic.message)] = diagnostic
+    return sorted(diagnostics.values(), key=lambda d: (d.location.row, d.location.column, d.code))
+
+
+def _location(index: LineIndex, offset: int) -> Location:
+    row, column = index.position(offset)
+    return Location(row, column + 1)

@@ -1,0 +1,48 @@
+"""Building fix text that fits the module: its own TensorFlow alias, the imports it needs."""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.config import Settings
+from tflint_perf.diagnostics import NodeEdit
+
+TENSORFLOW_IMPORT = "import tensorflow as tf"
+
+
+def autotune(model: ModuleModel, settings: Settings) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """How this module spells ``tf.data.AUTOTUNE``, and any import that spelling needs.
+
+    The module's own name wins (``AUTOTUNE = tf.data.AUTOTUNE``, ``import tensorflow as tf2``);
+    ``tf.data.experimental.AUTOTUNE`` is used for ``tf.compat.v1`` aliases and a target
+    TensorFlow version before 2.4. None when no spelling is safe.
+    """
+    direct = model.imports.alias_for("tf.data.AUTOTUNE")
+    if direct is not None:
+        return direct, ()
+    alias = model.tensorflow_alias()
+    if alias is not None:
+        qualified = model.imports.qualified(alias) or ""
+        old = qualified.startswith("tensorflow.compat.v1") or (
+            settings.target_version is not None and settings.target_version < (2, 4)
+        )
+        return (f"{alias}.data.experimental.AUTOTUNE" if old else f"{alias}.data.AUTOTUNE"), ()
+    if model.imports.is_bound("tf") or "tf" in model.module_values or "tf" in model.module_functions:
+        return None
+    if not any((model.imports.qualified(name) or "").startswith("tensorflow") for name in _bound_names(model)):
+        return None  # the file does not use TensorFlow itself: do not add a dependency
+    return "tf.data.AUTOTUNE", (TENSORFLOW_IMPORT,)
+
+
+def _bound_names(model: ModuleModel):
+    return list(model.imports._bindings)  # noqa: SLF001 - same package
+
+
+def add_keyword_argument(call: cst.Call, keyword: str, value: str) -> Optional[NodeEdit]:
+    """An edit that passes ``keyword=value`` to ``call`` after its last argument."""
+    if not call.args:
+        return None
+    return NodeEdit(call.args[-1].value, "after", f", {keyword}={value}")

@@ -1,0 +1,67 @@
+"""Reading and writing source files without losing a byte: encoding, BOM and line endings."""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import List, Tuple
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class SourceError(Exception):
+    """The file cannot be read as Python source; the message says why."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    text: str  # decoded, without the BOM
+    encoding: str  # as Python would read it; "utf-8-sig" when there is a BOM
+
+    @classmethod
+    def decode(cls, data: bytes) -> "SourceFile":
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as error:
+            raise SourceError(f"cannot determine the file's encoding: {error}") from None
+        try:
+            text = data.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as error:
+            raise SourceError(f"cannot decode the file as {encoding}: {error}") from None
+        if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
+            encoding = "utf-8-sig"
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return cls(text, encoding)
+
+    def encode(self, text: str) -> bytes:
+        return text.encode(self.encoding)
+
+
+def newline_of(text: str) -> str:
+    match = _NEWLINE.search(text)
+    return match.group(0) if match else "\n"
+
+
+class LineIndex:
+    """Converts between (1-based row, 0-based column) positions and offsets into the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: List[int] = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def offset(self, row: int, column: int) -> int:
+        return self.starts[row - 1] + column if row - 1 < len(self.starts) else len(self.text)
+
+    def position(self, offset: int) -> Tuple[int, int]:
+        row = bisect.bisect_right(self.starts, offset)
+        return row, offset - self.starts[row - 1]
+
+    def line(self, row: int) -> str:
+        start = self.starts[row - 1]
+        end = self.starts[row] if row < len(self.starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
