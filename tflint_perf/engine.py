@@ -14,7 +14,8 @@ from tflint_perf.diagnostics import Diagnostic, Edit, Finding, Fix, Location
 from tflint_perf.noqa import Suppressions
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
-from tflint_perf.source import LineIndex
+from tflint_perf.fixes import existing_statements, import_insertion_offset
+from tflint_perf.source import LineIndex, newline_of
 
 # Every name the analysis can resolve comes from an import of one of these packages, so a file
 # without this text cannot have a finding and is never parsed.
@@ -79,6 +80,11 @@ def check_text(
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding]) -> List[Diagnostic]:
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     index = LineIndex(text)
+    import_offset = None
+    present: set = set()
+    if any(f.fix is not None and f.fix.imports for f in findings):
+        import_offset = import_insertion_offset(module, text)
+        present = existing_statements(module)
     diagnostics = {}
     for finding in findings:
         start = positions[finding.start].start
@@ -96,7 +102,15 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
                     begin = index.offset(node_range.start.line, node_range.start.column)
                     finish = index.offset(node_range.end.line, node_range.end.column)
                 edits.append(Edit(begin, finish, edit.content, _location(index, begin), _location(index, finish)))
-            fix = Fix(finding.fix.applicability, finding.fix.message, tuple(edits), finding.fix.imports)
+            missing = [stmt for stmt in finding.fix.imports if stmt not in present]
+            if missing and import_offset is None:
+                edits = []  # nowhere safe to put the import: offer no fix
+            for statement in missing if edits else []:
+                content = statement + newline_of(text)
+                location = _location(index, import_offset)
+                edits.append(Edit(import_offset, import_offset, content, location, location))
+            if edits:
+                fix = Fix(finding.fix.applicability, finding.fix.message, tuple(edits), finding.fix.imports)
         diagnostic = Diagnostic(
             finding.code,
             finding.name,

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, List, Sequence, Tuple
 
-import libcst as cst
-
 from tflint_perf.diagnostics import SAFE, Diagnostic, Edit
 from tflint_perf.engine import ParseError, parse
-from tflint_perf.source import newline_of
 
 MAX_PASSES = 10
 
@@ -54,10 +51,12 @@ def fix_text(text: str, check: Callable[[str], List[Diagnostic]], unsafe: bool) 
 
 
 def apply_fixes(text: str, diagnostics: Sequence[Diagnostic]) -> Tuple[str, List[Diagnostic]]:
-    """Apply the fixes whose edits do not overlap an earlier one; the rest wait for the next pass."""
+    """Apply the fixes whose edits do not overlap an earlier one; the rest wait for the next pass.
+
+    Identical edits (two fixes adding the same import) are applied once.
+    """
     chosen: List[Edit] = []
     applied: List[Diagnostic] = []
-    imports: List[str] = []
     for diagnostic in sorted(diagnostics, key=lambda d: (d.location.row, d.location.column)):
         assert diagnostic.fix is not None
         edits = [e for e in diagnostic.fix.edits if e not in chosen]
@@ -65,11 +64,8 @@ def apply_fixes(text: str, diagnostics: Sequence[Diagnostic]) -> Tuple[str, List
             continue
         chosen.extend(edits)
         applied.append(diagnostic)
-        imports.extend(i for i in diagnostic.fix.imports if i not in imports)
     for edit in sorted(chosen, key=lambda e: (e.start, e.end), reverse=True):
         text = text[: edit.start] + edit.content + text[edit.end:]
-    if imports:
-        text = add_imports(text, imports)
     return text, applied
 
 
@@ -79,30 +75,3 @@ def _overlaps(a: Edit, b: Edit) -> bool:
     return a.start < b.end and b.start < a.end or (a.start == a.end and b.start < a.start < b.end) or (
         b.start == b.end and a.start < b.start < a.end
     )
-
-
-def add_imports(text: str, statements: Sequence[str]) -> str:
-    """Insert import statements after the module's docstring, ``__future__`` imports and imports."""
-    module = cst.parse_module(text)
-    present = {module.code_for_node(stmt).strip() for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)}
-    missing = [s for s in statements if s not in present]
-    if not missing:
-        return text
-    newline = newline_of(text)
-    insert_after = 0  # index into module.body
-    for index, statement in enumerate(module.body):
-        if isinstance(statement, cst.SimpleStatementLine) and all(
-            isinstance(small, (cst.Import, cst.ImportFrom))
-            or (index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString))
-            for small in statement.body
-        ):
-            insert_after = index + 1
-        else:
-            break
-    before = "".join(module.code_for_node(node) for node in [*module.header, *module.body[:insert_after]])
-    if not text.startswith(before):  # e.g. no newline at the end of the last import: go first
-        before = "".join(module.code_for_node(node) for node in module.header)
-        if not text.startswith(before):
-            before = ""
-    block = "".join(s + newline for s in missing)
-    return text[: len(before)] + block + text[len(before):]

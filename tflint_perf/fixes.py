@@ -46,3 +46,28 @@ def add_keyword_argument(call: cst.Call, keyword: str, value: str) -> Optional[N
     if not call.args:
         return None
     return NodeEdit(call.args[-1].value, "after", f", {keyword}={value}")
+
+
+def import_insertion_offset(module: cst.Module, text: str) -> Optional[int]:
+    """Where new imports go: after the docstring, ``__future__`` imports and the leading imports.
+
+    None when the module's own rendering does not match the text (no safe place is known).
+    """
+    insert_after = 0
+    for index, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine) and all(
+            isinstance(small, (cst.Import, cst.ImportFrom))
+            or (index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString))
+            for small in statement.body
+        ):
+            insert_after = index + 1
+        else:
+            break
+    before = "".join(module.code_for_node(node) for node in [*module.header, *module.body[:insert_after]])
+    if text.startswith(before) and (before.endswith(("\n", "\r")) or not before):
+        return len(before)
+    return None
+
+
+def existing_statements(module: cst.Module) -> set:
+    return {module.code_for_node(stmt).strip() for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)}

@@ -1,0 +1,294 @@
+"""The ``tflint-perf`` command line, with ruff's contract: 0 clean, 1 findings, 2 usage or internal error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
+
+from tflint_perf import __version__
+from tflint_perf.config import ConfigError, Settings, find_config, load_config, parse_version, with_cli_overrides
+from tflint_perf.checker import FileResult, Mode, process_bytes, process_file
+from tflint_perf.diagnostics import Diagnostic
+from tflint_perf.discovery import is_excluded, iter_source_files
+from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, statistics, summary_lines
+from tflint_perf.rules import all_rules, find_rule
+
+COMMANDS = ("check", "rule", "version", "bench", "verify")
+
+
+def _codes(value: str) -> List[str]:
+    return [code.strip() for code in value.split(",") if code.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tflint-perf",
+        description="Find and fix performance mistakes in TensorFlow/Keras training code.",
+    )
+    parser.add_argument("--version", action="version", version=f"tflint-perf {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check files (the default command)")
+    check.add_argument("paths", nargs="*", help="files or directories to check, or - for stdin (default: .)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply (or show) unsafe fixes")
+    check.add_argument("--diff", action="store_true", help="print the diff of the fixes instead of writing them")
+    check.add_argument("--show-fixes", action="store_true", help="list the findings that were fixed")
+    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (replaces the config)")
+    check.add_argument("--extend-select", type=_codes, help="rule codes or prefixes to enable as well")
+    check.add_argument("--ignore", type=_codes, help="rule codes or prefixes to disable")
+    check.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES", help="ignore codes in matching files")
+    check.add_argument("--exclude", type=_codes, metavar="GLOBS", help="more paths to exclude")
+    check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly too")
+    check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"))
+    check.add_argument("-o", "--output-file", help="write the findings to this file")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when any file was fixed")
+    check.add_argument("--stdin-filename", help="the name to report for stdin input")
+    check.add_argument("--config", help="path to a pyproject.toml to read settings from")
+    check.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    check.add_argument("--target-version", help="the TensorFlow version the code runs on, e.g. 2.15")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings but no summary")
+    check.set_defaults(func=run_check)
+
+    rule = commands.add_parser("rule", help="explain a rule")
+    rule.add_argument("code", nargs="?", help="a rule code or name, e.g. TFP101")
+    rule.add_argument("--all", action="store_true", help="explain every rule")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+    rule.set_defaults(func=run_rule)
+
+    version = commands.add_parser("version", help="print the version")
+    version.set_defaults(func=lambda args: print(f"tflint-perf {__version__}") or 0)
+
+    try:
+        from tflint_perf.harness.cli import register
+    except ImportError:  # the harness is optional at development time; the linter never needs it
+        pass
+    else:
+        register(commands)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in arguments), None)
+    if first is None or (first not in COMMANDS and first not in ("-h", "--help", "--version")):
+        arguments.insert(0, "check")  # `tflint-perf --fix train.py` means `tflint-perf check --fix train.py`
+    parser = build_parser()
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+# -- rule ------------------------------------------------------------------------------------------
+def run_rule(args: argparse.Namespace) -> int:
+    if args.all:
+        rules = all_rules()
+    elif args.code:
+        try:
+            rules = [find_rule(args.code)]
+        except KeyError:
+            print(f"tflint-perf: error: unknown rule `{args.code}`", file=sys.stderr)
+            return 2
+    else:
+        print("tflint-perf: error: give a rule code (e.g. TFP101) or --all", file=sys.stderr)
+        return 2
+    if args.output_format == "json":
+        payload = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "summary": r.summary,
+                "fix": r.fix_availability,
+                "default_enabled": r.default_enabled,
+                "explanation": r.docs_markdown(),
+            }
+            for r in rules
+        ]
+        print(json.dumps(payload if args.all else payload[0], indent=2))
+    else:
+        print("\n".join(r.docs_markdown() for r in rules))
+    return 0
+
+
+# -- check -----------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """What a check run found and did, across files."""
+
+    settings: Settings
+    args: argparse.Namespace
+    results: List[FileResult] = field(default_factory=list)
+    missing: List[str] = field(default_factory=list)
+    stdout_source: Optional[str] = None
+
+    @property
+    def unsafe(self) -> bool:
+        return bool(self.args.unsafe_fixes if self.args.unsafe_fixes is not None else self.settings.unsafe_fixes)
+
+    @property
+    def mode(self) -> Mode:
+        return Mode(fix=self.args.fix, diff=self.args.diff, unsafe=self.unsafe)
+
+
+def load_settings(args: argparse.Namespace) -> Settings:
+    if args.isolated:
+        settings = Settings()
+    elif args.config:
+        path = Path(args.config)
+        if not path.is_file():
+            raise ConfigError(f"{args.config}: configuration file not found")
+        settings = load_config(path)
+    else:
+        settings = load_config(find_config(Path.cwd()))
+    settings = with_cli_overrides(settings, args.select, args.extend_select, args.ignore, args.exclude, args.per_file_ignores)
+    if args.target_version:
+        settings.target_version = parse_version(args.target_version, "--target-version")
+    return settings
+
+
+def gather(paths: Sequence[str], settings: Settings, force_exclude: bool) -> List[Tuple[str, Optional[Path], bool]]:
+    """(raw argument, file, explicit) for every file to check; file is None for a missing path."""
+    files: List[Tuple[str, Optional[Path], bool]] = []
+    for raw in paths:
+        if raw == "-":
+            files.append((raw, None, True))
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            files.extend((raw, file, False) for file in iter_source_files(path, settings))
+        elif path.exists() or path.is_symlink():
+            if not (force_exclude and is_excluded(path, settings)):
+                files.append((raw, path, True))
+        else:
+            files.append((raw, None, False))
+    return files
+
+
+def run_check(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings(args)
+    except ConfigError as problem:
+        print(f"tflint-perf: error: {problem}", file=sys.stderr)
+        return 2
+    run = Run(settings, args)
+    for raw, path, explicit in gather(args.paths or ["."], settings, args.force_exclude):
+        if raw == "-":
+            check_stdin(run)
+        elif path is None:
+            run.missing.append(raw)
+        else:
+            run.results.append(process_file(path, display_name(path), settings, run.mode, explicit))
+    return report(run)
+
+
+def display_name(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def check_stdin(run: Run) -> None:
+    name = run.args.stdin_filename or "-"
+    data = sys.stdin.buffer.read()
+    result = process_bytes(data, name, Path(name), run.settings, run.mode, explicit=True)
+    run.results.append(result)
+    if run.args.fix and not run.args.diff:
+        # Like ruff: with --fix on stdin the (fixed) source goes to stdout, the report to stderr.
+        if result.fixed_text is not None:
+            run.stdout_source = result.fixed_text
+        else:
+            run.stdout_source = result.text if result.text is not None else data.decode("utf-8", "surrogateescape")
+
+
+def report(run: Run) -> int:
+    args = run.args
+    for raw in run.missing:
+        print(f"{raw}: error: no such file or directory", file=sys.stderr)
+    for result in run.results:
+        for note in result.notes:
+            print(f"{result.name}: note: {note}", file=sys.stderr)
+        for problem in result.errors + result.internal_errors:
+            print(f"{result.name}: error: {problem}", file=sys.stderr)
+    all_diagnostics = [d for result in run.results for d in result.diagnostics]
+    fixed = [d for result in run.results for d in result.fixed]
+    sources = {result.name: result.text for result in run.results if result.text is not None}
+    diffs = [result.diff for result in run.results if result.diff]
+    file_errors = len(run.missing) + sum(len(result.errors) for result in run.results)
+    internal_errors = sum(len(result.internal_errors) for result in run.results)
+    fmt = args.output_format
+    out: TextIO
+    to_file = None
+    if args.output_file:
+        to_file = open(args.output_file, "w", encoding="utf-8")
+        out = to_file
+    elif run.stdout_source is not None:
+        out = sys.stderr
+    else:
+        out = sys.stdout
+    try:
+        diagnostics = sorted(all_diagnostics, key=lambda d: (d.filename, d.location.row, d.location.column, d.code))
+        if args.diff:
+            for diff in diffs:
+                sys.stdout.write(diff)
+            if fixed and not args.quiet:
+                print(f"Would fix {plural(len(fixed))}.", file=sys.stderr)
+            elif not args.quiet:
+                print("No errors would be fixed.", file=sys.stderr)
+        else:
+            if args.show_fixes and fixed and fmt in HUMAN:
+                out.write(f"Fixed {plural(len(fixed))}:\n")
+                for result in sorted(run.results, key=lambda r: r.name):
+                    if result.fixed:
+                        out.write(f"- {result.name}:\n")
+                        for code, name, count in _grouped(result.fixed):
+                            out.write(f"    {count} × {code} ({name})\n")
+            WRITERS[fmt](diagnostics, out, run.unsafe, sources)
+            if args.statistics and fmt in HUMAN:
+                statistics(diagnostics, out, run.unsafe)
+            if fmt in HUMAN and not args.quiet:
+                summary_out = sys.stderr if run.stdout_source is not None else out
+                for line in summary_lines(diagnostics, len(fixed), run.unsafe, args.fix):
+                    summary_out.write(line + "\n")
+        if run.stdout_source is not None:
+            sys.stdout.write(run.stdout_source)
+    finally:
+        if to_file is not None:
+            to_file.close()
+    if internal_errors:
+        return 2
+    if args.diff:
+        return 1 if diffs else 0
+    if args.exit_zero:
+        return 0
+    if diagnostics or file_errors:
+        return 1
+    if args.exit_non_zero_on_fix and fixed:
+        return 1
+    return 0
+
+
+def _grouped(diagnostics: List[Diagnostic]):
+    counts: Dict[tuple, int] = {}
+    for d in diagnostics:
+        counts[(d.code, d.name)] = counts.get((d.code, d.name), 0) + 1
+    return [(code, name, count) for (code, name), count in sorted(counts.items())]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+

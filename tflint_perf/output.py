@@ -1,0 +1,223 @@
+"""Output formats. JSON follows ruff's schema, so tools that read ruff's JSON read ours unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from typing import Dict, List, Optional, Sequence, TextIO
+
+from tflint_perf import __version__
+from tflint_perf.diagnostics import Diagnostic, Fix, Location
+from tflint_perf.rules import all_rules, rules_by_code
+
+FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
+DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"
+
+
+def _position(d: Diagnostic) -> str:
+    cell = f"cell {d.cell}:" if d.cell is not None else ""
+    return f"{d.filename}:{cell}{d.location.row}:{d.location.column}"
+
+
+def _marker(d: Diagnostic, unsafe: bool) -> str:
+    fixable = d.fix is not None and (d.fix.applicability == "safe" or unsafe)
+    return "[*] " if fixable else ""
+
+
+def concise(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    for d in diagnostics:
+        out.write(f"{_position(d)}: {d.code} {_marker(d, unsafe)}{d.message}\n")
+
+
+def full(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    for d in diagnostics:
+        out.write(f"{d.code} {_marker(d, unsafe)}{d.message}\n")
+        out.write(f"  --> {_position(d)}\n")
+        lines = sources.get(d.filename, "").splitlines()
+        if 0 < d.location.row <= len(lines):
+            line = lines[d.location.row - 1]
+            gutter = " " * len(str(d.location.row))
+            end = d.end_location.column if d.end_location.row == d.location.row else len(line) + 1
+            width = max(1, end - d.location.column)
+            out.write(f"{gutter} |\n{d.location.row} | {line}\n")
+            out.write(f"{gutter} | {' ' * (d.location.column - 1)}{'^' * width}\n")
+        if d.fix is not None:
+            out.write(f"  help: {d.fix.message}\n")
+            if d.fix.applicability == "unsafe":
+                out.write("  note: This is an unsafe fix and may change runtime behavior\n")
+        out.write("\n")
+
+
+def _loc(location: Location) -> dict:
+    return {"row": location.row, "column": location.column}
+
+
+def _fix_json(fix: Optional[Fix]) -> Optional[dict]:
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {"content": e.content, "location": _loc(e.location), "end_location": _loc(e.end_location)}
+            for e in fix.edits
+        ],
+    }
+
+
+def to_json_object(d: Diagnostic) -> dict:
+    return {
+        "cell": d.cell,
+        "code": d.code,
+        "name": d.name,
+        "message": d.message,
+        "filename": d.filename,
+        "location": _loc(d.location),
+        "end_location": _loc(d.end_location),
+        "fix": _fix_json(d.fix),
+        "noqa_row": d.location.row,
+        "url": DOCS_URL.format(code=d.code),
+    }
+
+
+def as_json(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    json.dump([to_json_object(d) for d in diagnostics], out, indent=2)
+    out.write("\n")
+
+
+def json_lines(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    for d in diagnostics:
+        out.write(json.dumps(to_json_object(d)) + "\n")
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    for d in diagnostics:
+        properties = ",".join(
+            [
+                f"title={_escape_property(f'tflint-perf ({d.code})')}",
+                f"file={_escape_property(d.filename)}",
+                f"line={d.location.row}",
+                f"col={d.location.column}",
+                f"endLine={d.end_location.row}",
+                f"endColumn={d.end_location.column}",
+            ]
+        )
+        out.write(f"::warning {properties}::{_escape_data(f'{_position(d)}: {d.code} {d.message}')}\n")
+
+
+def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    rules = all_rules()
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    results = []
+    for d in diagnostics:
+        line_text = ""
+        lines = sources.get(d.filename, "").splitlines()
+        if 0 < d.location.row <= len(lines):
+            line_text = lines[d.location.row - 1].strip()
+        fingerprint = hashlib.sha256(f"{d.code}:{line_text}".encode("utf-8")).hexdigest()[:16]
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index.get(d.code, 0),
+                "level": "warning",
+                "message": {"text": d.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": d.filename.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                            "region": {
+                                "startLine": d.location.row,
+                                "startColumn": d.location.column,
+                                "endLine": d.end_location.row,
+                                "endColumn": d.end_location.column,
+                            },
+                        }
+                    }
+                ],
+                "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
+            }
+        )
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tflint-perf",
+                        "semanticVersion": __version__,
+                        "informationUri": "https://github.com/tflint-perf/tflint-perf",
+                        "rules": [
+                            {
+                                "id": rule.code,
+                                "name": rule.name,
+                                "shortDescription": {"text": rule.summary[:1024]},
+                                "fullDescription": {"text": " ".join(rule.what_it_does.split())[:1024]},
+                                "help": {"text": rule.summary, "markdown": rule.docs_markdown()},
+                                "helpUri": DOCS_URL.format(code=rule.code),
+                                "defaultConfiguration": {"level": "warning"},
+                                "properties": {"tags": ["performance", "tensorflow"], "precision": "high"},
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": "./"}},
+                "results": results,
+            }
+        ],
+    }
+    json.dump(document, out, indent=2)
+    out.write("\n")
+
+
+WRITERS = {
+    "concise": concise,
+    "full": full,
+    "json": as_json,
+    "json-lines": json_lines,
+    "github": github,
+    "sarif": sarif,
+}
+HUMAN = ("concise", "full")
+
+
+def statistics(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool) -> None:
+    counts = Counter(d.code for d in diagnostics)
+    fixable = Counter(d.code for d in diagnostics if d.fix is not None and (d.fix.applicability == "safe" or unsafe))
+    names = {code: rule.name for code, rule in rules_by_code().items()}
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        mark = "[*]" if fixable[code] == count else "[-]" if fixable[code] else "   "
+        out.write(f"{count:>5}\t{code}\t{mark} {names.get(code, '')}\n")
+
+
+def plural(count: int, word: str = "error") -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing: bool) -> List[str]:
+    safe_fixable = sum(1 for d in remaining if d.fix is not None and d.fix.applicability == "safe")
+    unsafe_fixable = sum(1 for d in remaining if d.fix is not None and d.fix.applicability == "unsafe")
+    total = len(remaining) + fixed
+    if total == 0:
+        return ["All checks passed!"]
+    lines = [f"Found {plural(total)} ({fixed} fixed, {len(remaining)} remaining)." if fixing else f"Found {plural(total)}."]
+    available = safe_fixable + (unsafe_fixable if unsafe else 0)
+    if available and not fixing:
+        hint = f"[*] {available} fixable with --fix"
+        if unsafe_fixable and not unsafe:
+            hint += f" ({plural(unsafe_fixable, 'unsafe fix')} available with --fix --unsafe-fixes)"
+        lines.append(hint + ".")
+    elif unsafe_fixable and not unsafe:
+        lines.append(f"No fixes available ({plural(unsafe_fixable, 'unsafe fix')} available with --unsafe-fixes)."
+                     if not available else "")
+    return [line for line in lines if line]
