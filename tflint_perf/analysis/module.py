@@ -1,8 +1,10 @@
 """The one LibCST pass over a module, and the model that rules query.
 
 The collector records, in a single traversal: the import-alias table, every function and class
-definition, module-level aliases, and every call with the function and loops it sits in. All
-later analysis (pipelines, function effects, hot paths) works from these records and from the
+definition, module-level aliases, every call with the function and loops it sits in, every name
+binding (assignments, parameters, ``for`` and ``with`` targets) and every ``return``, each with
+its place in source order and the blocks around it. All later analysis (pipelines, function
+effects, hot paths, reaching definitions, output layers) works from these records and from the
 function bodies they point to; nothing walks the whole tree again.
 """
 
@@ -18,6 +20,48 @@ from tflint_perf.analysis.names import ImportTable, dotted_text
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 LoopNode = Union[cst.For, cst.While]
+BlockNode = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where something happens: its rank in source order and the blocks around it (outermost first)."""
+
+    order: int
+    blocks: Tuple[BlockNode, ...]
+
+    def dominated_by(self, earlier: "Place") -> bool:
+        """True when ``earlier`` is before this place and certainly ran on the way to it: it sits
+        in the same block or in one enclosing it (straight-line code, no branch in between)."""
+        return earlier.order < self.order and self.blocks[: len(earlier.blocks)] == earlier.blocks
+
+
+@dataclass(eq=False)
+class Binding:
+    """One binding of a local name.
+
+    ``kind``: "assign" (``x = v``), "unpack" (``a, b = v``; ``path`` is the position in the
+    target), "item" (``x[key] = v``), "augassign" (``x += v``), "for" (``for x in v``; ``v`` is
+    the iterable), "with" (``with v as x``), "param" (``v`` is the default, if any), "def",
+    "class", "import" (no value).
+    """
+
+    name: str
+    kind: str
+    value: Optional[cst.BaseExpression]
+    place: Place
+    path: Tuple[int, ...] = ()
+    key: Optional[cst.BaseExpression] = None
+
+    @property
+    def replaces_previous(self) -> bool:
+        return self.kind not in ("item", "augassign")
+
+
+@dataclass(eq=False)
+class ReturnSite:
+    node: cst.Return
+    place: Place
 
 
 @dataclass(eq=False)
@@ -27,6 +71,7 @@ class FunctionInfo:
     class_info: Optional["ClassInfo"]
     parent: Optional["FunctionInfo"]
     declares_global: bool = False
+    returns: List[ReturnSite] = field(default_factory=list)
 
     @property
     def is_method(self) -> bool:
@@ -48,6 +93,9 @@ class CallSite:
     function: Optional[FunctionInfo]
     loops: Tuple[LoopNode, ...]
     lambdas: Tuple[cst.Lambda, ...]
+    place: Place = Place(0, ())
+    # The statement line the call is in; None in a compound statement's header or a one-line suite.
+    statement: Optional[cst.SimpleStatementLine] = None
 
 
 class _Collector(cst.CSTVisitor):
@@ -61,14 +109,54 @@ class _Collector(cst.CSTVisitor):
         self._containers: List[Union[FunctionInfo, ClassInfo]] = []
         self._loop_stack: List[List[LoopNode]] = [[]]
         self._lambda_stack: List[cst.Lambda] = []
+        self._blocks: List[BlockNode] = []
+        self._line: Optional[cst.SimpleStatementLine] = None
+        self._order = 0
+        # Bindings per scope: a function, or None for the module. Class bodies are not scopes here.
+        self.bindings: Dict[Optional[FunctionInfo], Dict[str, List[Binding]]] = {}
+
+    def _place(self) -> Place:
+        self._order += 1
+        return Place(self._order, tuple(self._blocks))
+
+    def _bind(self, name: str, kind: str, value: Optional[cst.BaseExpression], **extra) -> None:
+        if self._containers and isinstance(self._containers[-1], ClassInfo):
+            return
+        scope = self._current_function()
+        binding = Binding(name, kind, value, self._place(), **extra)
+        self.bindings.setdefault(scope, {}).setdefault(name, []).append(binding)
+
+    def _bind_target(self, target: cst.BaseExpression, kind: str, value: Optional[cst.BaseExpression]) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, kind, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for path, name in _paths_in_target(target, ()):
+                self._bind(name, "unpack" if kind == "assign" else kind, value, path=path)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1:
+            index = target.slice[0].slice
+            key = index.value if isinstance(index, cst.Index) else None
+            self._bind(target.value.value, "item", value, key=key)
 
     def visit_Import(self, node: cst.Import) -> None:
         self.imports.add_import(node)
+        for alias in node.names:
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, "import", None)
+            else:
+                self._bind((dotted_text(alias.name) or "").split(".")[0], "import", None)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.imports.add_import_from(node)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, "import", None)
+            elif isinstance(alias.name, cst.Name):
+                self._bind(alias.name.value, "import", None)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name.value, "class", None)
         info = ClassInfo(node, node.name.value)
         if not self._containers:
             self.classes[info.name] = info
@@ -79,6 +167,7 @@ class _Collector(cst.CSTVisitor):
         self._containers.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bind(node.name.value, "def", None)
         container = self._containers[-1] if self._containers else None
         owner = container if isinstance(container, ClassInfo) else None
         parent = next((c for c in reversed(self._containers) if isinstance(c, FunctionInfo)), None)
@@ -91,6 +180,12 @@ class _Collector(cst.CSTVisitor):
         self._note_binding(node.name.value)
         self._containers.append(info)
         self._loop_stack.append([])
+        params = node.params
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            self._bind(param.name.value, "param", param.default)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self._bind(star.name.value, "param", None)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._containers.pop()
@@ -104,6 +199,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_For_body(self, node: cst.For) -> None:
         self._loop_stack[-1].append(node)
+        self._bind_target(node.target, "for", node.iter)
 
     def leave_For_body(self, node: cst.For) -> None:
         self._loop_stack[-1].pop()
@@ -114,9 +210,55 @@ class _Collector(cst.CSTVisitor):
     def leave_While_body(self, node: cst.While) -> None:
         self._loop_stack[-1].pop()
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._blocks.append(node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock) -> None:
+        self._blocks.pop()
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._blocks.append(node)
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite) -> None:
+        self._blocks.pop()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._line = node
+
+    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
+        self._line = None
+
     def visit_Call(self, node: cst.Call) -> None:
         function = self._current_function()
-        self.calls.append(CallSite(node, function, tuple(self._loop_stack[-1]), tuple(self._lambda_stack)))
+        self.calls.append(
+            CallSite(node, function, tuple(self._loop_stack[-1]), tuple(self._lambda_stack), self._place(), self._line)
+        )
+
+    def visit_Return(self, node: cst.Return) -> None:
+        function = self._current_function()
+        if function is not None:
+            function.returns.append(ReturnSite(node, self._place()))
+
+    # Bindings are recorded when the statement is left, after the calls in its value: in
+    # ``x = f(x)`` the argument ``x`` is the previous binding, not this one.
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self._bind_target(target.target, "assign", original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._bind_target(original_node.target, "assign", original_node.value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if isinstance(original_node.target, cst.Name):
+            self._bind(original_node.target.value, "augassign", original_node.value)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        self._bind_target(original_node.target, "assign", original_node.value)
+
+    def leave_WithItem(self, original_node: cst.WithItem) -> None:
+        if original_node.asname is not None:
+            self._bind_target(original_node.asname.name, "with", original_node.item)
 
     def visit_Global(self, node: cst.Global) -> None:
         self._mark_global()
@@ -157,6 +299,19 @@ class _Collector(cst.CSTVisitor):
             self.module_assignments.setdefault(name, []).append(None)  # type: ignore[arg-type]
 
 
+def _paths_in_target(target: cst.BaseExpression, path: Tuple[int, ...]) -> List[Tuple[Tuple[int, ...], str]]:
+    if isinstance(target, cst.Name):
+        return [(path, target.value)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        found: List[Tuple[Tuple[int, ...], str]] = []
+        for index, element in enumerate(target.elements):
+            if isinstance(element, cst.StarredElement):
+                continue
+            found.extend(_paths_in_target(element.value, path + (index,)))
+        return found
+    return []
+
+
 def _names_in_target(target: cst.BaseExpression) -> List[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -180,6 +335,7 @@ class ModuleModel:
         self.module_functions = collector.module_functions
         self.classes = collector.classes
         self.calls = collector.calls
+        self.bindings = collector.bindings
         # Module-level names bound exactly once, to a value expression (None for def/class/import).
         self.module_values: Dict[str, cst.BaseExpression] = {
             name: values[0]
@@ -232,6 +388,59 @@ class ModuleModel:
             return self.calls_in_lambda.get(function, [])
         return self.calls_in_function.get(function, [])
 
+    def scope_bindings(self, name: str, scope: Optional[FunctionInfo]) -> Tuple[Optional[FunctionInfo], List[Binding]]:
+        """The bindings a bare name refers to from ``scope``, Python-style: the innermost function
+        that binds it, else the module. Returns the scope found and its bindings (empty if none)."""
+        current = scope
+        while current is not None:
+            found = self.bindings.get(current, {}).get(name)
+            if found:
+                return current, found
+            current = current.parent
+        return None, self.bindings.get(None, {}).get(name, [])
+
+    def reaching(self, name: str, scope: Optional[FunctionInfo], place: Place,
+                 lambdas: Tuple[cst.Lambda, ...] = ()) -> Optional[List[Binding]]:
+        """The bindings of ``name`` that may reach ``place`` inside ``scope``.
+
+        None when the name is a parameter of an enclosing lambda. A binding in the same or an
+        enclosing block hides the earlier ones; bindings on branches do not. In an outer scope
+        (a closure or the module seen from a function) every binding may reach.
+        """
+        for lam in lambdas:
+            if name in _lambda_parameter_names(lam):
+                return None
+        found_scope, bindings = self.scope_bindings(name, scope)
+        if found_scope is not scope:
+            return list(bindings)
+        reaching: List[Binding] = []
+        for binding in reversed(bindings):
+            if binding.place.order >= place.order:
+                continue
+            reaching.append(binding)
+            if binding.replaces_previous and place.dominated_by(binding.place):
+                break
+        reaching.reverse()
+        return reaching if reaching else list(bindings)
+
+    @cached_property
+    def call_graph(self) -> "CallGraph":
+        from tflint_perf.analysis.callgraph import CallGraph
+
+        return CallGraph(self)
+
+    @cached_property
+    def hot_paths(self) -> "HotPaths":
+        from tflint_perf.analysis.hotpaths import HotPaths
+
+        return HotPaths(self)
+
+    @cached_property
+    def layers(self) -> "LayerAnalysis":
+        from tflint_perf.analysis.layers import LayerAnalysis
+
+        return LayerAnalysis(self)
+
     @cached_property
     def pipelines(self) -> "PipelineAnalysis":
         from tflint_perf.analysis.pipelines import PipelineAnalysis
@@ -249,6 +458,18 @@ class ModuleModel:
         return self.imports.alias_for("tf")
 
 
+def _lambda_parameter_names(node: cst.Lambda) -> List[str]:
+    params = node.params
+    names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.append(star.name.value)
+    return names
+
+
 if False:  # pragma: no cover - imports for type checkers only
+    from tflint_perf.analysis.callgraph import CallGraph
     from tflint_perf.analysis.effects import EffectAnalysis
+    from tflint_perf.analysis.hotpaths import HotPaths
+    from tflint_perf.analysis.layers import LayerAnalysis
     from tflint_perf.analysis.pipelines import PipelineAnalysis

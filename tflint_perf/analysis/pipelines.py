@@ -549,11 +549,10 @@ class _Run:
             method = func.attr.value
             receiver = self.eval(func.value)
             args = [self.eval(arg.value) for arg in call.args]
-            if isinstance(receiver, Pipeline):
-                if method in DATASET_METHODS:
-                    return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
-                if method in ITERATOR_METHODS:
-                    self.consume(call, "iterator", f"{method}()", receiver, True)
+            if isinstance(receiver, Pipeline) and method in DATASET_METHODS:
+                return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
+            if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
+                self.consume(call, "iterator", f"{method}()", receiver, True)
                 return None
             if isinstance(receiver, TfdsBuilder) and method == "as_dataset":
                 return _split_value(call)
