@@ -352,3 +352,14 @@ def test_functools_partial_and_lambda_calling_named_function():
     )
     diagnostics = lint(source, ["TFP102"])
     assert [d.fix.applicability for d in diagnostics] == ["safe", "safe"]
+
+
+def test_target_version_notes_automatic_rewrites():
+    from tflint_perf.config import Settings
+
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n"
+    new = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 15)))}
+    old = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 5)))}
+    assert "injects one automatically" in new["TFP101"] and "injects" not in old["TFP101"]
+    assert "parallelises this stateless map automatically" in new["TFP102"]
+    assert "automatically" not in old["TFP102"]

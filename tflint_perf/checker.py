@@ -9,13 +9,14 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Set
+from typing import Callable, List, Optional, Set
 
 from tflint_perf.config import Settings
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import relative_to_root
-from tflint_perf.engine import InternalError, ParseError, check_text
-from tflint_perf.fixer import fix_text
+from tflint_perf.engine import InternalError, ParseError, check_text, may_have_findings
+from tflint_perf.fixer import FixOutcome, fix_text
+from tflint_perf.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from tflint_perf.source import SourceError, SourceFile
 from tflint_perf.writer import WriteError, write_atomically
 
@@ -78,38 +79,85 @@ def process_bytes(data: bytes, name: str, path: Path, settings: Settings, mode: 
         if explicit:
             result.notes.append("file is empty, nothing to check")
         return result
-    result.text = text
     codes: Set[str] = settings.codes_for(relative_to_root(path, settings))
+    if path.suffix == NOTEBOOK_SUFFIX:
+        return _process_notebook(result, text, settings, codes, mode, explicit)
+    result.text = text
+    outcome = _check(result, text, settings, codes, mode)
+    if outcome is not None:
+        result.diagnostics = outcome.remaining
+        result.fixed = outcome.fixed
+        if outcome.text != text:
+            result.fixed_text = outcome.text
+            if mode.diff:
+                result.diff = "".join(
+                    difflib.unified_diff(
+                        text.splitlines(keepends=True),
+                        outcome.text.splitlines(keepends=True),
+                        fromfile=f"a/{name}",
+                        tofile=f"b/{name}",
+                    )
+                )
+    return result
+
+
+def _check(result: FileResult, text: str, settings: Settings, codes: Set[str], mode: Mode,
+           describe: Callable[[ParseError], str] = str) -> Optional[FixOutcome]:
+    """Check (and with ``mode.fixing`` fix) a module text; None, with the problem in ``result``, when
+    it cannot be checked."""
 
     def check(current: str) -> List[Diagnostic]:
-        return check_text(current, name, settings, codes)
+        return check_text(current, result.name, settings, codes)
 
     try:
         if not mode.fixing:
-            result.diagnostics = check(text)
-            return result
+            return FixOutcome(text, remaining=check(text))
         outcome = fix_text(text, check, mode.unsafe)
     except ParseError as problem:
-        result.errors.append(str(problem))
-        return result
+        result.errors.append(describe(problem))
+        return None
     except InternalError as problem:
         result.internal_errors.append(f"internal error in tflint-perf: {problem} (please report this)")
-        return result
+        return None
     if outcome.reverted:
         result.internal_errors.append(outcome.reverted + " (please report this)")
-    result.diagnostics = outcome.remaining
-    result.fixed = outcome.fixed
-    if outcome.text != text:
-        result.fixed_text = outcome.text
+    return outcome
+
+
+def _process_notebook(result: FileResult, text: str, settings: Settings, codes: Set[str], mode: Mode,
+                      explicit: bool) -> FileResult:
+    """A notebook's code cells are checked as one module; findings and fixes go back to their cells.
+
+    ``result.text`` stays None: the output's source snippets are rows of a file, not of a cell.
+    """
+    if not may_have_findings(text):
+        return result
+    try:
+        notebook = Notebook(text)
+    except NotebookError as problem:
+        result.errors.append(str(problem))
+        return result
+    if not notebook.is_python:
+        if explicit:
+            result.notes.append(f"a {notebook.language} notebook, not Python: nothing to check")
+        return result
+    outcome = _check(result, notebook.module, settings, codes, mode, describe=notebook.describe_parse_error)
+    if outcome is None:
+        return result
+    result.diagnostics = notebook.in_cells(outcome.remaining, outcome.text)
+    result.fixed = notebook.in_cells(outcome.fixed, notebook.module)
+    if outcome.text != notebook.module:
+        try:
+            sources = notebook.changed_sources(outcome.text)
+            result.fixed_text = notebook.with_sources(sources)
+        except NotebookError as problem:
+            result.internal_errors.append(f"{problem} (please report this)")
+            unfixed = _check(result, notebook.module, settings, codes, Mode())
+            result.diagnostics = notebook.in_cells(unfixed.remaining, notebook.module) if unfixed else []
+            result.fixed = []
+            return result
         if mode.diff:
-            result.diff = "".join(
-                difflib.unified_diff(
-                    text.splitlines(keepends=True),
-                    outcome.text.splitlines(keepends=True),
-                    fromfile=f"a/{name}",
-                    tofile=f"b/{name}",
-                )
-            )
+            result.diff = notebook.diff(sources, result.name)
     return result
 
 

@@ -12,17 +12,30 @@ from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
 from tflint_perf.config import ConfigError, Settings, find_config, load_config, parse_version, with_cli_overrides
-from tflint_perf.checker import FileResult, Mode, process_bytes, process_file
+from tflint_perf.cache import Cache, CacheError, clean, env_flag
+from tflint_perf.cache import resolve_directory as resolve_cache_directory
+from tflint_perf.checker import FileResult, Mode, process_bytes
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import is_excluded, iter_source_files
 from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, statistics, summary_lines
 from tflint_perf.rules import all_rules, find_rule
+from tflint_perf.runner import Job, check_files, default_jobs
 
-COMMANDS = ("check", "rule", "version", "bench", "verify")
+COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
 
 
 def _codes(value: str) -> List[str]:
     return [code.strip() for code in value.split(",") if code.strip()]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got `{value}`")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("--target-version", help="the TensorFlow version the code runs on, e.g. 2.15")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings but no summary")
+    check.add_argument("-j", "--jobs", type=_positive, metavar="N", help="check files in N processes (default: the number of CPUs)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write cached results (env TFLINT_PERF_NO_CACHE=1)")
+    check.add_argument("--cache-dir", metavar="DIR", help="where cached results live (env TFLINT_PERF_CACHE_DIR; default: .tflint_perf_cache in the project root)")
     check.set_defaults(func=run_check)
+
+    clean_ = commands.add_parser("clean", help="remove the cache directory")
+    clean_.add_argument("--cache-dir", metavar="DIR", help="the cache directory to remove (default as for check)")
+    clean_.set_defaults(func=run_clean)
 
     rule = commands.add_parser("rule", help="explain a rule")
     rule.add_argument("code", nargs="?", help="a rule code or name, e.g. TFP101")
@@ -124,6 +144,20 @@ def run_rule(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- clean -----------------------------------------------------------------------------------------
+def run_clean(args: argparse.Namespace) -> int:
+    config = find_config(Path.cwd())
+    root = config.parent.resolve() if config is not None else Path.cwd()
+    directory = resolve_cache_directory(root, args.cache_dir)
+    try:
+        removed = clean(directory)
+    except (CacheError, OSError) as problem:
+        print(f"tflint-perf: error: {problem}", file=sys.stderr)
+        return 2
+    print(f"Removed {directory}" if removed else f"No cache at {directory}", file=sys.stderr)
+    return 0
+
+
 # -- check -----------------------------------------------------------------------------------------
 @dataclass
 class Run:
@@ -185,13 +219,18 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"tflint-perf: error: {problem}", file=sys.stderr)
         return 2
     run = Run(settings, args)
-    for raw, path, explicit in gather(args.paths or ["."], settings, args.force_exclude):
+    gathered = gather(args.paths or ["."], settings, args.force_exclude)
+    jobs = [Job(path, display_name(path), explicit) for raw, path, explicit in gathered if raw != "-" and path is not None]
+    use_cache = not (args.no_cache or env_flag("TFLINT_PERF_NO_CACHE"))
+    cache = Cache(resolve_cache_directory(settings.root, args.cache_dir), settings) if use_cache else None
+    checked = iter(check_files(jobs, settings, run.mode, cache, args.jobs or default_jobs()))
+    for raw, path, explicit in gathered:  # results in the order the files were gathered, whatever --jobs
         if raw == "-":
             check_stdin(run)
         elif path is None:
             run.missing.append(raw)
         else:
-            run.results.append(process_file(path, display_name(path), settings, run.mode, explicit))
+            run.results.append(next(checked))
     return report(run)
 
 

@@ -15,6 +15,7 @@ from tflint_perf.noqa import Suppressions
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes import existing_statements, import_insertion_offset
+from tflint_perf.limits import LimitExceeded, check_limits, run_deep
 from tflint_perf.source import LineIndex, newline_of
 
 # Every name the analysis can resolve comes from an import of one of these packages, so a file
@@ -35,6 +36,15 @@ def may_have_findings(text: str) -> bool:
 
 
 def parse(text: str) -> cst.Module:
+    """The module's tree; ParseError when the text is not Python or is beyond ``limits``."""
+    return run_deep(_parse, text)
+
+
+def _parse(text: str) -> cst.Module:
+    try:
+        check_limits(text)  # before LibCST: beyond these limits its native parser can crash the process
+    except LimitExceeded as error:
+        raise ParseError(str(error)) from None
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -44,6 +54,8 @@ def parse(text: str) -> cst.Module:
         raise ParseError("nested too deeply to analyse") from None
     except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
         raise ParseError(f"cannot be parsed: {error}") from None
+    except MemoryError:
+        raise ParseError("not enough memory to parse the file; skipped") from None
 
 
 def check_text(
@@ -52,28 +64,41 @@ def check_text(
     settings: Settings,
     codes: Optional[Set[str]] = None,
     rules: Optional[Sequence[Type[Rule]]] = None,
+    apply_noqa: bool = True,
 ) -> List[Diagnostic]:
-    """Diagnostics for one file's decoded text (noqa applied). Raises ParseError or InternalError."""
+    """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
+
+    With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
+    does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
+    """
     if not may_have_findings(text):
         return []
     enabled = [rule for rule in (rules or all_rules()) if codes is None or rule.code in codes]
     if not enabled:
         return []
-    module = parse(text)
+    # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa)
+
+
+def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
+           ) -> List[Diagnostic]:
+    module = _parse(text)
     try:
         model = ModuleModel(module)
         context = RuleContext(model, settings, filename)
         findings: List[Finding] = []
         for rule in enabled:
             findings.extend(rule().check(context))
+        if not findings:
+            return []
+        diagnostics = _locate(module, text, filename, findings)  # positions recurse as deeply as the model
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except Exception as error:  # noqa: BLE001 - reported as an internal error, never a crash
         raise InternalError(f"{type(error).__name__}: {error}") from error
-    if not findings:
-        return []
-    diagnostics = _locate(module, text, filename, findings)
     suppressions = Suppressions(text)
+    if not apply_noqa:
+        return [d for d in diagnostics if not suppressions.suppressed_by_own_directive(d.code)]
     return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
 
 

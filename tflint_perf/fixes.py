@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -71,3 +71,43 @@ def import_insertion_offset(module: cst.Module, text: str) -> Optional[int]:
 
 def existing_statements(module: cst.Module) -> set:
     return {module.code_for_node(stmt).strip() for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)}
+
+
+def tensorflow_api(model: ModuleModel, path: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """How this module spells ``tf.<path>`` (e.g. ``where``), and any import that spelling needs.
+
+    A direct import of the API wins, then the module's TensorFlow alias; otherwise
+    ``import tensorflow as tf`` is added when the file already uses TensorFlow and ``tf`` is free.
+    """
+    direct = model.imports.alias_for(f"tf.{path}")
+    if direct is not None:
+        return direct, ()
+    alias = model.tensorflow_alias()
+    if alias is not None:
+        return f"{alias}.{path}", ()
+    if model.imports.is_bound("tf") or "tf" in model.module_values or "tf" in model.module_functions:
+        return None
+    if not any((model.imports.qualified(name) or "").startswith("tensorflow") for name in _bound_names(model)):
+        return None
+    return f"tf.{path}", (TENSORFLOW_IMPORT,)
+
+
+def code_in_block(model: ModuleModel, node: cst.CSTNode, blocks: Sequence[cst.CSTNode]) -> str:
+    """The code for ``node`` as it would read where it sits, inside ``blocks``.
+
+    ``Module.code_for_node`` renders a node as if at module level, so the continuation lines of a
+    multi-line expression inside a function would lose the function's indentation. Rendering it
+    as the statement of an indented block with the same indentation keeps them.
+    """
+    indent = "".join(
+        (block.indent if block.indent is not None else model.module.default_indent)
+        for block in blocks
+        if isinstance(block, cst.IndentedBlock)
+    )
+    if not indent:
+        return model.module.code_for_node(node)
+    small = node if isinstance(node, cst.BaseSmallStatement) else cst.Expr(node)  # type: ignore[arg-type]
+    statement = cst.SimpleStatementLine(body=[small])
+    text = model.module.code_for_node(cst.IndentedBlock(body=[statement], indent=indent))
+    newline = model.module.default_newline
+    return text[len(newline) + len(indent): -len(newline)]

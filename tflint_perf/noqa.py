@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterator, Optional, Tuple
 
 _LINE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE = re.compile(
-    r"#\s*(?:tflint-perf|flake8)\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
+    r"#\s*(?P<tool>tflint-perf|flake8)\s*:\s*noqa(?:\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
 )
 _CODES = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
@@ -22,14 +22,21 @@ class Suppressions:
         self.lines: Dict[int, Optional[FrozenSet[str]]] = {}
         self.file_codes: Optional[FrozenSet[str]] = frozenset()
         self._file_blanket = False
+        # The same, from `# tflint-perf: noqa` only: the directives flake8 does not know about.
+        self.own_file_codes: FrozenSet[str] = frozenset()
+        self._own_file_blanket = False
         for row, comment, own_line in _comments(text):
             file_match = _FILE.search(comment)
             if file_match and own_line:
                 codes = file_match.group("codes")
+                own = file_match.group("tool").lower() == "tflint-perf"
                 if codes is None:
                     self._file_blanket = True
+                    self._own_file_blanket = self._own_file_blanket or own
                 else:
                     self.file_codes = (self.file_codes or frozenset()) | _parse(codes)
+                    if own:
+                        self.own_file_codes |= _parse(codes)
                 continue
             match = _LINE.search(comment)
             if match:
@@ -46,6 +53,11 @@ class Suppressions:
             codes = self.lines[row]
             return codes is ALL or code in codes  # type: ignore[operator]
         return False
+
+    def suppressed_by_own_directive(self, code: str) -> bool:
+        """Whether a file-level ``# tflint-perf: noqa`` suppresses ``code`` (for the flake8 plugin,
+        where flake8 applies ``# noqa`` and ``# flake8: noqa`` itself)."""
+        return self._own_file_blanket or code in self.own_file_codes
 
 
 def _parse(codes: str) -> FrozenSet[str]:

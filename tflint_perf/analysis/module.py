@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.names import ImportTable, dotted_text
+from tflint_perf.analysis.walk import walk
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 LoopNode = Union[cst.For, cst.While]
@@ -52,6 +53,7 @@ class Binding:
     place: Place
     path: Tuple[int, ...] = ()
     key: Optional[cst.BaseExpression] = None
+    scope: Optional["FunctionInfo"] = None  # the function whose local it is; None: the module
 
     @property
     def replaces_previous(self) -> bool:
@@ -76,6 +78,16 @@ class FunctionInfo:
     @property
     def is_method(self) -> bool:
         return self.class_info is not None and self.parent is None
+
+    @property
+    def owner(self) -> Optional["ClassInfo"]:
+        """The class this function is a method of, or whose method it is nested in."""
+        current: Optional[FunctionInfo] = self
+        while current is not None:
+            if current.class_info is not None:
+                return current.class_info
+            current = current.parent
+        return None
 
 
 @dataclass(eq=False)
@@ -123,7 +135,7 @@ class _Collector(cst.CSTVisitor):
         if self._containers and isinstance(self._containers[-1], ClassInfo):
             return
         scope = self._current_function()
-        binding = Binding(name, kind, value, self._place(), **extra)
+        binding = Binding(name, kind, value, self._place(), scope=scope, **extra)
         self.bindings.setdefault(scope, {}).setdefault(name, []).append(binding)
 
     def _bind_target(self, target: cst.BaseExpression, kind: str, value: Optional[cst.BaseExpression]) -> None:
@@ -328,7 +340,7 @@ class ModuleModel:
 
     def __init__(self, module: cst.Module) -> None:
         collector = _Collector()
-        module.visit(collector)
+        walk(module, collector)
         self.module = module
         self.imports = collector.imports
         self.functions = collector.functions
@@ -355,6 +367,7 @@ class ModuleModel:
         self._nested: Dict[Tuple[Optional[FunctionInfo], str], FunctionInfo] = {
             (f.parent, f.name): f for f in self.functions if f.parent is not None
         }
+        self._site_by_call: Dict[cst.Call, CallSite] = {site.node: site for site in self.calls}
         self.calls_in_function: Dict[Optional[FunctionInfo], List[CallSite]] = {}
         self.calls_in_lambda: Dict[cst.Lambda, List[CallSite]] = {}
         for site in self.calls:
@@ -368,6 +381,10 @@ class ModuleModel:
 
     def call_name(self, call: cst.Call) -> Optional[str]:
         return self.imports.resolve(call.func)
+
+    def site_of(self, call: cst.Call) -> Optional[CallSite]:
+        """The collector's record of a call (its function, loops, place, statement)."""
+        return self._site_by_call.get(call)
 
     def function_info(self, node: cst.FunctionDef) -> Optional[FunctionInfo]:
         return self._function_by_node.get(node)
@@ -404,8 +421,9 @@ class ModuleModel:
         """The bindings of ``name`` that may reach ``place`` inside ``scope``.
 
         None when the name is a parameter of an enclosing lambda. A binding in the same or an
-        enclosing block hides the earlier ones; bindings on branches do not. In an outer scope
-        (a closure or the module seen from a function) every binding may reach.
+        enclosing block hides the earlier ones; bindings on branches do not (not even when every
+        branch binds: the answer errs towards "may reach"). In an outer scope (a closure or the
+        module seen from a function) every binding may reach.
         """
         for lam in lambdas:
             if name in _lambda_parameter_names(lam):

@@ -163,6 +163,13 @@ class Consumption:
     description: str
     states: FrozenSet[State]
     training: bool
+    role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
+
+    @property
+    def trains_on(self) -> bool:
+        """The consumer optimises on these elements: ``fit``'s data or a training loop, not
+        validation, ``evaluate`` or ``predict``."""
+        return self.training and self.role not in ("validation", "evaluate", "predict")
 
 
 @dataclass(frozen=True)
@@ -191,6 +198,18 @@ def join_envs(a: Env, b: Env) -> Env:
     for name, value in b.items():
         merged[name] = join(merged.get(name), value)
     return merged
+
+
+def maximal(states: Sequence[State]) -> List[State]:
+    """The states no other state in ``states`` extends: the ends of the paths, not their prefixes."""
+    return [
+        state for state in states
+        if not any(
+            other is not state and other.source == state.source and len(other.ops) > len(state.ops)
+            and other.ops[: len(state.ops)] == state.ops
+            for other in states
+        )
+    ]
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -270,6 +289,34 @@ class PipelineAnalysis:
 
     def training_consumptions(self) -> List[Consumption]:
         return [c for c in self.consumptions if c.training]
+
+    def consumptions_of(self, call: cst.Call) -> List[Consumption]:
+        """The consumptions of pipelines that include the op ``call``."""
+        return [c for c in self.consumptions if any(any(op.call is call for op in s.ops) for s in c.states)]
+
+    def iterated_once(self, consumption: Consumption) -> bool:
+        """True when the consumer provably makes a single pass (``fit`` with one epoch,
+        ``evaluate``, a ``for`` loop or ``iter()`` not inside another loop, a one-shot iterator),
+        not counting a ``repeat()`` in the pipeline itself. False when unsure."""
+        node = consumption.node
+        if consumption.kind == "for":
+            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            if not sites:
+                return False
+            site = sites[0]
+            outer = site.loops[: site.loops.index(node)] if node in site.loops else site.loops
+            return not outer and not self.model.call_graph.loops_reaching(site.function)
+        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        if site is None or site.loops or self.model.call_graph.loops_reaching(site.function):
+            return False
+        if consumption.kind == "model":
+            if consumption.role in ("evaluate", "predict"):
+                return True
+            epochs = argument(node, "epochs", 3)  # type: ignore[arg-type]
+            return epochs is None or (_int_literal(epochs.value) == 1)
+        if consumption.kind == "iter":
+            return True
+        return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""
@@ -606,11 +653,11 @@ class _Run:
         description = f"{dotted_text(call.func) or method}()"
         x_arg = argument(call, "x", 0)
         if x_arg is not None:
-            self.consume(call, "model", description, self.eval(x_arg.value), True)
+            self.consume(call, "model", description, self.eval(x_arg.value), True, method)
         if method == "fit":
             validation = _keyword(call, "validation_data")
             if validation is not None:
-                self.consume(call, "model", description, self.eval(validation.value), True)
+                self.consume(call, "model", description, self.eval(validation.value), True, "validation")
 
     def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
         target = loop.iter
@@ -642,19 +689,20 @@ class _Run:
                 return False
         return True
 
-    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, training: bool) -> None:
+    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, training: bool,
+                role: str = "") -> None:
         if isinstance(value, TupleValue):
             for item in value.items:
-                self.consume(node, kind, description, item, training)
+                self.consume(node, kind, description, item, training, role)
             return
         if not isinstance(value, Pipeline):
             return
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
         if real:
-            self.analysis.consumptions.append(Consumption(node, kind, description, real, training))
+            self.analysis.consumptions.append(Consumption(node, kind, description, real, training, role))
         if symbolic:
-            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training))
+            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training, role))
 
     # -- same-file calls ------------------------------------------------------------------------
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
@@ -664,7 +712,8 @@ class _Run:
             return None
         for consumption in summary.consumptions:
             value = _substitute(Pipeline(consumption.states), function, bound)
-            self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training)
+            self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training,
+                         consumption.role)
         result = _substitute(summary.returns, function, bound)
         self.analysis._note_states(result)
         return result

@@ -133,6 +133,8 @@ in different ops on different branches, the finding is reported without a fix.
                     if not has_prefetch
                     else f"{problem} {consumer}: the ops after it run in step with training"
                 )
+                if _injects_prefetch(context):
+                    message += " (TensorFlow >= 2.12 injects one automatically while autotuning is on)"
                 yield self.finding(message, call_method_span(last), last, self._fix(context, last, len(last_calls)))
 
     def _fix(self, context: RuleContext, last: cst.Call, endings: int):
@@ -143,6 +145,11 @@ in different ops on different branches, the finding is reported without a fix.
             return None
         value, imports = spelling
         return FixPlan(SAFE, f"Append `.prefetch({value})`", (NodeEdit(last, "after", f".prefetch({value})"),), imports)
+
+
+def _injects_prefetch(context: RuleContext) -> bool:
+    version = context.settings.target_version
+    return version is not None and version >= (2, 12)
 
 
 def _ends_with_prefetch(context: RuleContext, state: State) -> bool:

@@ -124,6 +124,8 @@ batch instead. A map that must stay sequential to save memory can say so with
             message = f"`Dataset.{op.name}` without `num_parallel_calls` processes one element at a time"
             if stateful:
                 message += "; its function is stateful, so TensorFlow will not parallelise it automatically"
+            elif effects.provably_stateless and _parallelises_stateless_maps(context) and op.name == "map":
+                message += " (TensorFlow >= 2.7 parallelises this stateless map automatically)"
             safe = effects.provably_stateless and not reorderable
             yield self.finding(message, call_method_span(call), call, self._fix(context, call, safe))
 
@@ -133,6 +135,11 @@ batch instead. A map that must stay sequential to save memory can say so with
         if spelling is None or edit is None:
             return None
         return FixPlan(SAFE if safe else UNSAFE, f"Pass `num_parallel_calls={spelling[0]}`", (edit,), spelling[1])
+
+
+def _parallelises_stateless_maps(context: RuleContext) -> bool:
+    version = context.settings.target_version
+    return version is not None and version >= (2, 7)
 
 
 def _is_true(arg) -> bool:

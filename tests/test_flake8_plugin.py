@@ -1,0 +1,240 @@
+"""The flake8 plugin, through a real ``flake8`` process, against the real command line.
+
+flake8 finds plugins through the ``flake8.extension`` entry point of an installed distribution.
+CI installs the package (``pip install -e '.[test]'``); in a development environment where it is
+not installed, the tests write a ``.dist-info`` with the entry point declared in pyproject.toml to a
+temporary directory on ``PYTHONPATH``, so flake8's own plugin discovery still does the finding.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Optional, Set, Tuple
+
+import pytest
+
+from tests.conftest import FIXTURES, REPO, run_cli
+from tflint_perf import __version__
+from tflint_perf.rules import all_rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+Finding = Tuple[str, int, int, str, str]  # file, row, 1-based column, code, message
+FORMAT = "%(path)s\t%(row)d\t%(col)d\t%(code)s\t%(text)s"
+
+BAD = textwrap.dedent(
+    """\
+    import tensorflow as tf
+    ds = tf.data.Dataset.range(8).map(lambda x: x + 1).batch(2)
+    model.fit(ds)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory) -> str:
+    """PYTHONPATH for flake8 subprocesses: this checkout, plus the entry point when not installed."""
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"][
+        "flake8.extension"
+    ]
+    installed = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="flake8.extension")}
+    if installed.get("TFP") == declared["TFP"]:
+        return str(REPO)
+    site = tmp_path_factory.mktemp("site")
+    info = site / f"tflint_perf-{__version__}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tflint-perf\nVersion: {__version__}\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in declared.items())
+    (info / "entry_points.txt").write_text(f"[flake8.extension]\n{lines}")
+    return os.pathsep.join([str(site), str(REPO)])
+
+
+def flake8(plugin_path: str, *args: str, cwd: Path, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", f"--format={FORMAT}", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": plugin_path},
+    )
+
+
+def flake8_findings(result: subprocess.CompletedProcess, prefix: str = "TFP") -> Set[Finding]:
+    assert "Traceback" not in result.stderr, result.stderr
+    found = set()
+    for line in result.stdout.splitlines():
+        path, row, column, code, text = line.split("\t")
+        if code.startswith(prefix):
+            found.add((os.path.normpath(path), int(row), int(column), code, text))
+    return found
+
+
+def cli_findings(*args: str, cwd: Path) -> Set[Finding]:
+    result = run_cli("check", "--output-format", "json", *args, cwd=cwd)
+    assert result.returncode in (0, 1), result.stderr
+    return {
+        (os.path.normpath(d["filename"]), d["location"]["row"], d["location"]["column"], d["code"], d["message"])
+        for d in json.loads(result.stdout)
+        if d["filename"].endswith(".py")
+    }
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- registration ------------------------------------------------------------------------------------
+def test_flake8_lists_the_plugin(plugin_path, tmp_path):
+    result = flake8(plugin_path, "--version", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"tflint-perf: {__version__}" in result.stdout.replace("\n", " ")
+
+
+# -- the same findings as the command line -----------------------------------------------------------
+def test_flake8_reports_what_the_cli_reports_for_every_rule_example_and_fixture(plugin_path, tmp_path):
+    for rule in all_rules():
+        for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid)):
+            for index, example in enumerate(examples):
+                write(tmp_path / "examples", f"{rule.code.lower()}_{kind}_{index}.py", example.code)
+    shutil.copytree(FIXTURES, tmp_path / "fixtures", ignore=shutil.ignore_patterns("expected"))
+
+    expected = cli_findings("examples", "fixtures", cwd=tmp_path)
+    result = flake8(plugin_path, "--select", "TFP", "examples", "fixtures", cwd=tmp_path)
+
+    assert flake8_findings(result) == expected
+    assert result.returncode == 1
+    assert {code for _, _, _, code, _ in expected} == {rule.code for rule in all_rules()}
+
+
+def test_stdin_with_a_display_name(plugin_path, tmp_path):
+    write(tmp_path, "models/train.py", BAD)
+    expected = cli_findings("models/train.py", cwd=tmp_path)
+    result = flake8(plugin_path, "--select", "TFP", "-", "--stdin-display-name", "models/train.py",
+                    cwd=tmp_path, stdin=BAD)
+    assert flake8_findings(result) == expected and expected
+
+
+# -- flake8 does the suppression and selection -------------------------------------------------------
+NOQA = textwrap.dedent(
+    """\
+    import tensorflow as tf
+    a = tf.data.Dataset.range(8).map(lambda x: x + 1)  # noqa: TFP102
+    b = tf.data.Dataset.range(8).map(lambda x: x + 1)  # noqa
+    c = tf.data.Dataset.range(8).map(lambda x: x + 1)  # noqa: E501
+    """
+)
+
+
+def test_noqa_is_applied_by_flake8(plugin_path, tmp_path):
+    write(tmp_path, "noqa.py", NOQA)
+    honoured = flake8_findings(flake8(plugin_path, "--select", "TFP", "noqa.py", cwd=tmp_path))
+    assert {(row, code) for _, row, _, code, _ in honoured} == {(4, "TFP102")}
+    assert honoured == cli_findings("noqa.py", cwd=tmp_path)
+    # The plugin yields suppressed findings too: flake8 decides, so --disable-noqa shows them all.
+    every = flake8_findings(flake8(plugin_path, "--select", "TFP", "--disable-noqa", "noqa.py", cwd=tmp_path))
+    assert {(row, code) for _, row, _, code, _ in every} == {(2, "TFP102"), (3, "TFP102"), (4, "TFP102")}
+
+
+def test_file_level_tflint_perf_noqa_is_applied_by_the_plugin(plugin_path, tmp_path):
+    write(tmp_path, "quiet.py", "# tflint-perf: noqa: TFP102\n" + BAD)
+    found = flake8_findings(flake8(plugin_path, "--select", "TFP", "quiet.py", cwd=tmp_path))
+    assert {code for _, _, _, code, _ in found} == {"TFP101"}
+    assert found == cli_findings("quiet.py", cwd=tmp_path)
+
+
+def test_select_extend_ignore_and_per_file_ignores(plugin_path, tmp_path):
+    write(tmp_path, "a.py", BAD)
+    write(tmp_path, "b.py", BAD)
+
+    def codes(*args: str) -> Set[Tuple[str, str]]:
+        return {(path, code) for path, _, _, code, _ in flake8_findings(flake8(plugin_path, *args, cwd=tmp_path))}
+
+    everything = {("a.py", "TFP101"), ("a.py", "TFP102"), ("b.py", "TFP101"), ("b.py", "TFP102")}
+    assert codes("--select", "TFP", "a.py", "b.py") == everything
+    assert codes("--select", "TFP101", "a.py", "b.py") == {("a.py", "TFP101"), ("b.py", "TFP101")}
+    assert codes("--select", "TFP", "--extend-ignore", "TFP102", "a.py", "b.py") == {("a.py", "TFP101"),
+                                                                                     ("b.py", "TFP101")}
+    assert codes("--select", "TFP", "--per-file-ignores", "a.py:TFP", "a.py", "b.py") == {("b.py", "TFP101"),
+                                                                                          ("b.py", "TFP102")}
+
+
+# -- configuration -----------------------------------------------------------------------------------
+def test_pyproject_settings_apply_as_for_the_cli(plugin_path, tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool.tflint-perf]\nignore = ["TFP102"]\n')
+    write(tmp_path, "src/train.py", BAD)
+    found = flake8_findings(flake8(plugin_path, "--select", "TFP", "src/train.py", cwd=tmp_path))
+    assert {code for _, _, _, code, _ in found} == {"TFP101"}
+    assert found == cli_findings("src/train.py", cwd=tmp_path)
+
+
+def test_bad_config_is_one_finding_per_file_not_a_crash(plugin_path, tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool.tflint-perf]\nselect = ["NOPE"]\n')
+    write(tmp_path, "train.py", "import os\n" + BAD)
+    write(tmp_path, "plain.py", "import os\n")  # no TensorFlow: never gets as far as the settings
+    result = flake8(plugin_path, "--select", "TFP,F", "train.py", "plain.py", cwd=tmp_path)
+    assert result.returncode == 1
+    found = flake8_findings(result, prefix="")
+    tfp = [f for f in found if f[3].startswith("TFP")]
+    assert [(path, row, code) for path, row, _, code, _ in tfp] == [("train.py", 1, "TFP000")]
+    assert "unknown rule selector `NOPE`" in tfp[0][4]
+    unused_imports = {(path, code) for path, _, _, code, _ in found if code == "F401"}
+    assert unused_imports == {("train.py", "F401"), ("plain.py", "F401")}  # pyflakes ran on both
+
+
+# -- robustness and cost -----------------------------------------------------------------------------
+def test_a_file_libcst_cannot_analyse_is_skipped_and_the_run_goes_on(plugin_path, tmp_path):
+    # 1000 implicitly concatenated strings: one constant to `ast` (so flake8 and pyflakes are
+    # fine), 1000 nested nodes to LibCST, more than tflint-perf can analyse.
+    deep = "import tensorflow as tf\nNAMES = (" + " ".join(["'a'"] * 1000) + ")\n" + BAD
+    write(tmp_path, "deep.py", deep)
+    write(tmp_path, "bad.py", BAD)
+    cli = run_cli("check", "deep.py", cwd=tmp_path)
+    assert "deep.py: error: nested too deeply" in cli.stderr, "the input no longer exercises this path"
+
+    result = flake8(plugin_path, "--select", "TFP,E999,F", "deep.py", "bad.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert flake8_findings(result) == cli_findings("bad.py", cwd=tmp_path)
+    others = {(path, code) for path, _, _, code, _ in flake8_findings(result, prefix="F")}
+    assert ("deep.py", "F821") in others  # pyflakes still ran on it: `model` is undefined
+
+
+def test_the_plugin_never_raises(monkeypatch):
+    from tflint_perf import flake8_plugin
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(flake8_plugin, "check_text", broken)
+    plugin = flake8_plugin.Plugin(None, BAD.splitlines(keepends=True), "train.py")
+    assert list(plugin.run()) == []
+
+
+def test_files_without_tensorflow_cost_nothing(monkeypatch, plugin_path, tmp_path):
+    from tflint_perf import flake8_plugin
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a file without TensorFlow got past the text prefilter")
+
+    # Neither the settings nor the engine are touched for a file that never names TensorFlow.
+    monkeypatch.setattr(flake8_plugin, "settings_for", refuse)
+    monkeypatch.setattr(flake8_plugin, "check_text", refuse)
+    lines = ["import torch\n", "loader = torch.utils.data.DataLoader(data)\n", "for x in loader:\n", "    step(x)\n"]
+    assert list(flake8_plugin.Plugin(None, lines, "torch_train.py").run()) == []
+
+    write(tmp_path, "torch_train.py", "".join(lines))
+    result = flake8(plugin_path, "--select", "TFP", "torch_train.py", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""

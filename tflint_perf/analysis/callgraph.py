@@ -1,0 +1,66 @@
+"""Same-file calls between functions: who calls whom, and which loops a function is reached from.
+
+Built once from the collector's call records: a call whose callee resolves (``f(...)``, a nested
+``def``, ``self.method(...)``, ``functools.partial(f, ...)(...)``) to a function of this file is an
+edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, FrozenSet, List, Optional, Set, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+
+Callable = Union[FunctionInfo, cst.Lambda]
+_MAX_DEPTH = 4
+
+
+class CallGraph:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._callers: Dict[FunctionInfo, List[CallSite]] = {}
+        self._callee: Dict[cst.Call, Optional[FunctionInfo]] = {}
+        resolve = model.effects.resolve_callable
+        for site in model.calls:
+            target = resolve(site.node.func, site.function)
+            if isinstance(target, FunctionInfo):
+                self._callee[site.node] = target
+                self._callers.setdefault(target, []).append(site)
+        self._loops_memo: Dict[FunctionInfo, FrozenSet[LoopNode]] = {}
+
+    def callee(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The same-file function a call calls, if the analysis can tell."""
+        return self._callee.get(call)
+
+    def callers(self, function: FunctionInfo) -> List[CallSite]:
+        return self._callers.get(function, [])
+
+    def callees(self, function: Callable) -> List[FunctionInfo]:
+        """Same-file functions called (directly) from a function or lambda body."""
+        found: List[FunctionInfo] = []
+        for site in self.model.calls_in(function):
+            target = self._callee.get(site.node)
+            if target is not None and target not in found:
+                found.append(target)
+        return found
+
+    def loops_reaching(self, function: Optional[FunctionInfo]) -> FrozenSet[LoopNode]:
+        """The loops, in callers up to a few levels away, from which ``function`` is called."""
+        if function is None:
+            return frozenset()
+        if function not in self._loops_memo:
+            self._loops_memo[function] = frozenset(self._collect_loops(function, 0, set()))
+        return self._loops_memo[function]
+
+    def _collect_loops(self, function: FunctionInfo, depth: int, seen: Set[FunctionInfo]) -> Set[LoopNode]:
+        if depth > _MAX_DEPTH or function in seen:
+            return set()
+        seen.add(function)
+        loops: Set[LoopNode] = set()
+        for site in self.callers(function):
+            loops.update(site.loops)
+            if site.function is not None:
+                loops |= self._collect_loops(site.function, depth + 1, seen)
+        return loops

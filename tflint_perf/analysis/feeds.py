@@ -1,0 +1,134 @@
+"""What a ``feed_dict`` carries on each iteration of a loop: per-step data, or the same values again.
+
+A fed value is per-step data when it changes from one iteration to the next: it is computed in
+the loop (a slice ``X[i:i + B]``, a ``next_batch()`` call), or bound to a name in the loop body or
+as the loop's target, or, when the ``run`` sits in a function called from a loop, bound in that
+function (its parameters included). Not per-step data: Python values (literals, names bound to
+numbers or booleans), hyperparameters by name (``lr``, ``learning_rate``, ``keep_prob``,
+``dropout``, ``is_training``, ``global_step``...), and values bound once before the loop (a
+``validate_feed`` built before training and fed every 1,000 steps).
+
+The dict may be written in the call, built a few lines earlier (``feed = {...}``,
+``feed[x] = batch``) or returned by a same-file helper.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.module import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
+from tflint_perf.analysis.values import PYTHON, ValueKinds
+
+HYPERPARAMETER_NAME = re.compile(
+    r"(?:^|_)(?:lr|learning_?rate|keep_?prob\w*|dropout\w*|training|is_?train\w*|phase_?train|train_?phase|"
+    r"step|global_?step)(?:_|$)",
+    re.IGNORECASE,
+)
+_MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """What repeats: loops around the call in its own function, and/or the whole function when
+    the file calls it from a loop."""
+
+    loops: FrozenSet[LoopNode]
+    function: Optional[FunctionInfo]
+
+    def rebinds(self, binding: Binding) -> bool:
+        """The binding happens again on every iteration."""
+        for loop in self.loops:
+            if loop.body in binding.place.blocks or (binding.kind == "for" and binding.value is _iterable(loop)):
+                return True
+        return self.function is not None and binding.scope is self.function
+
+
+class Feeds:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self.values = ValueKinds(model)
+
+    def per_step_entry(self, feed: cst.BaseExpression, site: CallSite, iteration: Iteration) -> Optional[cst.BaseExpression]:
+        """The first fed value that is per-step data, or None."""
+        return self._feed(feed, site.function, site.place, site.lambdas, iteration, True, 0)
+
+    def _feed(self, feed: cst.BaseExpression, scope, place: Place, lambdas, iteration: Iteration,
+              evaluated_each_time: bool, depth: int) -> Optional[cst.BaseExpression]:
+        if depth > _MAX_DEPTH:
+            return None
+        entries: List[Tuple[cst.BaseExpression, cst.BaseExpression]] = []
+        if isinstance(feed, cst.Dict):
+            for element in feed.elements:
+                if isinstance(element, cst.DictElement):
+                    entries.append((element.key, element.value))
+                else:
+                    found = self._feed(element.value, scope, place, lambdas, iteration, evaluated_each_time, depth + 1)
+                    if found is not None:
+                        return found
+        elif isinstance(feed, cst.DictComp):
+            entries.append((feed.key, feed.value))
+        elif isinstance(feed, cst.Name):
+            for binding in self.model.reaching(feed.value, scope, place, lambdas) or []:
+                again = iteration.rebinds(binding)
+                found = None
+                if binding.kind in ("assign", "augassign") and binding.value is not None:
+                    found = self._feed(binding.value, binding.scope, binding.place, (), iteration, again, depth + 1)
+                elif binding.kind == "item" and binding.value is not None and binding.key is not None:
+                    if again and self._is_data(binding.key, binding.value, binding.scope, binding.place, (), iteration):
+                        found = binding.value
+                if found is not None:
+                    return found
+        elif isinstance(feed, cst.Call) and evaluated_each_time:
+            callee = self.model.call_graph.callee(feed)
+            every_call = Iteration(frozenset(), callee)
+            for ret in callee.returns if callee is not None else []:
+                if ret.node.value is not None:
+                    found = self._feed(ret.node.value, callee, ret.place, (), every_call, True, depth + 1)
+                    if found is not None:
+                        return found
+        if not evaluated_each_time:
+            return None  # a dict built once, before the loop: the same values every time
+        for key, value in entries:
+            if self._is_data(key, value, scope, place, lambdas, iteration):
+                return value
+        return None
+
+    def _is_data(self, key, value, scope, place: Place, lambdas, iteration: Iteration) -> bool:
+        if HYPERPARAMETER_NAME.search(_leaf(key) or "") or HYPERPARAMETER_NAME.search(_leaf(value) or ""):
+            return False
+        if self.values.kind(value, scope, place, lambdas) == PYTHON:
+            return False
+        return self._varies(value, scope, place, lambdas, iteration)
+
+    def _varies(self, expr: cst.BaseExpression, scope, place: Place, lambdas, iteration: Iteration) -> bool:
+        """``expr``, evaluated on each iteration, gives a different value each time."""
+        stack: List[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                return True  # next_batch(), np.stack(...): a new batch assembled on the host
+            if isinstance(node, cst.Name):
+                bindings = self.model.reaching(node.value, scope, place, lambdas)
+                if bindings is None or any(iteration.rebinds(b) for b in bindings):
+                    return True
+            if isinstance(node, cst.Attribute):
+                stack.append(node.value)  # `self.x` or `batch.images`: only the root name decides
+                continue
+            stack.extend(node.children)
+        return False
+
+
+def _iterable(loop: LoopNode) -> Optional[cst.BaseExpression]:
+    return loop.iter if isinstance(loop, cst.For) else None
+
+
+def _leaf(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return None

@@ -1,0 +1,205 @@
+"""Hot paths: code that TensorFlow runs for every element or every step.
+
+A function is hot when it is
+- passed to ``Dataset.map`` / ``filter`` / ``flat_map`` / ``interleave`` of a real pipeline (run for
+  every element, as a graph);
+- a ``tf.function``: decorated (functions and methods, with or without arguments) or wrapped
+  (``tf.function(fn)``, ``tf.function(self.step)``);
+- passed to ``tf.map_fn`` / ``tf.vectorized_map`` (run for every element of a tensor);
+- ``call`` / ``train_step`` / ``test_step`` / ``predict_step`` of a Keras ``Layer`` or ``Model``
+  subclass (Keras traces them into a graph);
+- or a same-file function that a hot function calls, or passes to a TensorFlow op such as
+  ``tf.cond`` (a few levels deep).
+
+A function decorated with ``@tf.py_function(...)`` / ``@tf.numpy_function(...)`` is reached but not
+hot: its body is Python, run through a callback. Those are recorded separately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.effects import PYTHON_CALLBACKS
+from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.pipelines import argument
+
+Callable = Union[FunctionInfo, cst.Lambda]
+
+DATASET_FUNCTION_OPS = {
+    "map": "map_func",
+    "filter": "predicate",
+    "flat_map": "map_func",
+    "interleave": "map_func",
+    "map_with_legacy_function": "map_func",
+    "filter_with_legacy_function": "predicate",
+}
+ELEMENT_MAPS = frozenset({"tf.map_fn", "tf.vectorized_map"})
+KERAS_GRAPH_METHODS = frozenset({"call", "train_step", "test_step", "predict_step"})
+_KERAS_BASES = frozenset(
+    {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential", "keras.layers.Layer"}
+)
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class HotContext:
+    kind: str  # "dataset" | "tf.function" | "element-map" | "keras"
+    description: str  # how a message names it: "a function passed to `Dataset.map`"
+    root: Callable
+    # True when the root's parameters are tensors: the elements of a Dataset or of tf.map_fn.
+    tensor_elements: bool = False
+
+
+class HotPaths:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._hot: Dict[Callable, HotContext] = {}
+        self._python: Dict[FunctionInfo, HotContext] = {}
+        self._roots: List[Tuple[Callable, HotContext]] = []
+        self._find_roots()
+        self._reach()
+
+    # -- queries --------------------------------------------------------------------------------
+    def context_of(self, function: Optional[Callable]) -> Optional[HotContext]:
+        return self._hot.get(function) if function is not None else None
+
+    def context_of_site(self, site: CallSite) -> Optional[HotContext]:
+        """Why the code at a call site runs per element or per step, or None if it does not."""
+        for lam in reversed(site.lambdas):
+            if lam in self._hot:
+                return self._hot[lam]
+        return self.context_of(site.function)
+
+    def python_callback_functions(self) -> Dict[FunctionInfo, HotContext]:
+        """Functions decorated with ``@tf.py_function(...)`` (or numpy_function) reached from hot code."""
+        return dict(self._python)
+
+    def element_parameters(self, site: CallSite) -> FrozenSet[str]:
+        """Parameters holding tensors at a call site: those of a Dataset / map_fn function around it."""
+        names = set()
+        for function in (*site.lambdas, site.function):
+            context = self._hot.get(function) if function is not None else None
+            if context is not None and context.tensor_elements and context.root is function:
+                names.update(_parameter_names(function))
+        return frozenset(names)
+
+    # -- roots ----------------------------------------------------------------------------------
+    def _find_roots(self) -> None:
+        model = self.model
+        resolve = model.effects.resolve_callable
+        pipelines = model.pipelines
+        for op, _states in pipelines.ops(*DATASET_FUNCTION_OPS):
+            arg = argument(op.call, DATASET_FUNCTION_OPS[op.name], 0)
+            target = resolve(arg.value, pipelines.scope_of(op.call)) if arg is not None else None
+            if target is not None:
+                self._add_root(target, HotContext("dataset", f"a function passed to `Dataset.{op.name}`", target, True))
+        for function in model.functions:
+            if any(self._decorator_name(d) == "tf.function" for d in function.node.decorators):
+                self._add_root(function, HotContext("tf.function", f"the `tf.function` `{function.name}`", function))
+        for site in model.calls:
+            name = model.call_name(site.node)
+            if name == "tf.function" and site.node.args and site.node.args[0].keyword is None:
+                if site.function is not None and _is_decorator_of(site.node, site.function):
+                    continue
+                target = resolve(site.node.args[0].value, site.function)
+                if target is not None:
+                    self._add_root(target, HotContext("tf.function", f"{_callable_name(target)} wrapped in `tf.function`", target))
+            elif name in ELEMENT_MAPS:
+                arg = argument(site.node, "fn", 0)
+                target = resolve(arg.value, site.function) if arg is not None else None
+                if target is not None:
+                    leaf = name.rsplit(".", 1)[-1]
+                    self._add_root(target, HotContext("element-map", f"a function passed to `tf.{leaf}`", target, True))
+        for cls in model.classes.values():
+            if self._is_keras_class(cls, 0):
+                for method_name in sorted(KERAS_GRAPH_METHODS & set(cls.methods)):
+                    method = cls.methods[method_name]
+                    self._add_root(method, HotContext("keras", f"`{cls.name}.{method_name}`, which Keras runs as a graph", method))
+
+    def _add_root(self, target: Callable, context: HotContext) -> None:
+        if isinstance(target, FunctionInfo) and self._is_python_callback(target):
+            self._python.setdefault(target, context)
+            return
+        if target not in self._hot:
+            self._hot[target] = context
+            self._roots.append((target, context))
+
+    # -- reach ----------------------------------------------------------------------------------
+    def _reach(self) -> None:
+        frontier = list(self._roots)
+        for _ in range(_MAX_DEPTH):
+            next_frontier: List[Tuple[Callable, HotContext]] = []
+            for function, context in frontier:
+                for callee in self._callees(function):
+                    if self._is_python_callback(callee):
+                        self._python.setdefault(callee, context)
+                    elif callee not in self._hot:
+                        self._hot[callee] = context
+                        next_frontier.append((callee, context))
+            frontier = next_frontier
+
+    def _callees(self, function: Callable) -> List[FunctionInfo]:
+        graph = self.model.call_graph
+        found = list(graph.callees(function))
+        scope = function if isinstance(function, FunctionInfo) else None
+        # Functions handed to TensorFlow ops in hot code (tf.cond branches, tf.while_loop bodies) run there too.
+        for site in self.model.calls_in(function):
+            name = self.model.call_name(site.node)
+            if name is None or not name.startswith("tf.") or name in PYTHON_CALLBACKS or name == "tf.function":
+                continue
+            for arg in site.node.args:
+                target = self.model.effects.resolve_callable(arg.value, scope or site.function)
+                if isinstance(target, FunctionInfo) and target not in found:
+                    found.append(target)
+        return found
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _decorator_name(self, decorator: cst.Decorator) -> Optional[str]:
+        expr = decorator.decorator
+        return self.model.call_name(expr) if isinstance(expr, cst.Call) else self.model.resolve(expr)
+
+    def _is_python_callback(self, function: FunctionInfo) -> bool:
+        return any(
+            isinstance(d.decorator, cst.Call) and self.model.call_name(d.decorator) in PYTHON_CALLBACKS
+            for d in function.node.decorators
+        )
+
+    def _is_keras_class(self, cls: ClassInfo, depth: int) -> bool:
+        if depth > _MAX_DEPTH:
+            return False
+        for base in cls.node.bases:
+            name = self.model.resolve(base.value)
+            if name is not None and (name in _KERAS_BASES or name.startswith("keras.layers.")):
+                return True
+            if isinstance(base.value, cst.Name) and base.value.value in self.model.classes:
+                parent = self.model.classes[base.value.value]
+                if parent is not cls and self._is_keras_class(parent, depth + 1):
+                    return True
+        return False
+
+
+def python_callback_decorator(model: ModuleModel, function: FunctionInfo) -> Optional[cst.Call]:
+    """The ``@tf.py_function(...)`` (or numpy_function) decorator call of a function, if any."""
+    for decorator in function.node.decorators:
+        if isinstance(decorator.decorator, cst.Call) and model.call_name(decorator.decorator) in PYTHON_CALLBACKS:
+            return decorator.decorator
+    return None
+
+
+def _is_decorator_of(call: cst.Call, function: FunctionInfo) -> bool:
+    return any(d.decorator is call for d in function.node.decorators)
+
+
+def _callable_name(target: Callable) -> str:
+    return f"`{target.name}`" if isinstance(target, FunctionInfo) else "a lambda"
+
+
+def _parameter_names(function: Callable) -> List[str]:
+    params = function.params if isinstance(function, cst.Lambda) else function.node.params
+    names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+    if isinstance(function, FunctionInfo) and function.is_method and names:
+        names = names[1:]
+    return names

@@ -1,0 +1,99 @@
+"""tflint-perf as a flake8 plugin: ``flake8 --select TFP`` reports what ``tflint-perf check`` reports.
+
+The plugin is the engine's thin adapter. It yields every diagnostic before ``# noqa`` filtering,
+because flake8 applies ``# noqa``, ``# flake8: noqa``, ``--select``, ``--extend-ignore`` and
+``--per-file-ignores`` itself (only the file-level ``# tflint-perf: noqa``, which flake8 does not
+know, is applied here). Settings come from ``[tool.tflint-perf]`` in the nearest pyproject.toml, as
+for the command line.
+
+A plugin that raises kills the whole flake8 run, so this one never does:
+
+- a file LibCST cannot analyse (flake8 has already reported real syntax errors as E999) is skipped,
+  with an INFO line in ``flake8 -v``;
+- a bug in tflint-perf skips the file, with a WARNING line in ``flake8 -v``;
+- a bad ``[tool.tflint-perf]`` table is reported as ``TFP000`` on line 1 of each file that would be
+  checked, and no other TFP check runs on it (as the command line stops with exit code 2).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
+
+from tflint_perf import __version__
+from tflint_perf.config import ConfigError, Settings, find_config, load_config
+from tflint_perf.discovery import relative_to_root
+from tflint_perf.engine import InternalError, ParseError, check_text, may_have_findings
+
+# Under flake8's logger, so the lines show with `flake8 -v` and stay silent otherwise.
+LOG = logging.getLogger("flake8.tflint_perf")
+
+CONFIG_ERROR_CODE = "TFP000"
+
+Result = Tuple[int, int, str, type]
+
+
+class Plugin:
+    name = "tflint-perf"
+    version = __version__
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        # `tree` is unused, but flake8 recognises an AST plugin by that parameter's name.
+        self.lines = lines
+        self.filename = filename
+
+    def run(self) -> Iterator[Result]:
+        text = "".join(self.lines)
+        if not may_have_findings(text):  # before anything else: most files never get further
+            return
+        try:
+            results = self._check(text)
+        except Exception:  # noqa: BLE001 - a plugin that raises ends the whole flake8 run
+            LOG.warning("tflint-perf: internal error on %s; file skipped (please report this)", self.filename,
+                        exc_info=True)
+            return
+        yield from results
+
+    def _check(self, text: str) -> List[Result]:
+        settings = settings_for(self.filename)
+        if isinstance(settings, ConfigError):
+            return [(1, 0, f"{CONFIG_ERROR_CODE} tflint-perf configuration error, no TFP checks ran: {settings}",
+                     type(self))]
+        codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
+        try:
+            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False)
+        except ParseError as problem:
+            LOG.info("tflint-perf: %s skipped: %s", self.filename, problem)
+            return []
+        except InternalError as problem:
+            LOG.warning("tflint-perf: internal error on %s, file skipped (please report this): %s",
+                        self.filename, problem)
+            return []
+        # flake8 wants a 0-based column; a Location's column is 1-based.
+        return [(d.location.row, d.location.column - 1, f"{d.code} {d.message}", type(self)) for d in diagnostics]
+
+
+def settings_for(filename: str) -> Union[Settings, ConfigError]:
+    """The settings for a file: the nearest ``[tool.tflint-perf]`` from the file's directory (the
+    working directory for stdin), read once per configuration file and process."""
+    directory = Path(filename).parent if filename not in ("-", "stdin") else Path(".")
+    if not directory.is_dir():  # stdin with a display name that is not a real path
+        directory = Path(".")
+    return _settings(_config_for(Path(os.path.abspath(directory))), Path.cwd())
+
+
+@lru_cache(maxsize=None)
+def _config_for(directory: Path) -> Optional[Path]:
+    return find_config(directory)
+
+
+@lru_cache(maxsize=None)
+def _settings(config: Optional[Path], cwd: Path) -> Union[Settings, ConfigError]:
+    try:
+        return load_config(config, root=cwd)
+    except ConfigError as problem:
+        return problem

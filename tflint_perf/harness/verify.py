@@ -1,0 +1,334 @@
+"""``tflint-perf verify FILE::FUNCTION``: the user's own pipeline, before and after the fixes.
+
+The one command that runs user code. It applies the file's fixes in memory with the real fixer,
+loads the original and the fixed source as two separate module objects, calls FUNCTION in each
+to get a ``tf.data.Dataset``, drains both for ``--steps`` batches with a simulated training step,
+and reports throughput and whether the elements are identical. The file on disk is not changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, List, Optional, Tuple
+
+from tflint_perf.config import ConfigError, find_config, load_config
+from tflint_perf.diagnostics import Diagnostic
+from tflint_perf.engine import InternalError, ParseError, check_text
+from tflint_perf.fixer import fix_text
+from tflint_perf.harness.dependency import import_tensorflow
+from tflint_perf.source import SourceError, SourceFile
+
+
+class VerifyError(Exception):
+    """A usage problem or a failure in the user's code: reported, exit 2."""
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    steps: int = 50
+    step_ms: float = 10.0
+    repeats: int = 3
+    synthetic: bool = False
+    unsafe_fixes: bool = False
+    rewrites_off: bool = False
+    as_json: bool = False
+
+
+@dataclass
+class Measurement:
+    times: List[float]
+    fingerprints: List[tuple]  # one per batch, from an untimed run
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+
+def parse_target(target: str) -> Tuple[Path, str]:
+    path, separator, function = target.rpartition("::")
+    if not separator or not path or not function:
+        raise VerifyError(f"expected FILE::FUNCTION, got `{target}`")
+    return Path(path), function
+
+
+def fixed_source(path: Path, unsafe: bool) -> Tuple[str, str, List[Diagnostic], List[Diagnostic]]:
+    """The file's text, the text after its fixes, the fixes applied and the findings left."""
+    try:
+        source = SourceFile.decode(path.read_bytes())
+    except OSError as error:
+        raise VerifyError(f"{path}: cannot read: {error.strerror or error}") from None
+    except SourceError as error:
+        raise VerifyError(f"{path}: {error}") from None
+    try:
+        config = find_config(path.resolve().parent)
+        settings = load_config(config, root=config.parent if config else path.resolve().parent)
+    except ConfigError as error:
+        raise VerifyError(str(error)) from None
+    codes = settings.selected_codes()
+
+    def check(text: str) -> List[Diagnostic]:
+        return check_text(text, str(path), settings, codes)
+
+    try:
+        outcome = fix_text(source.text, check, unsafe)
+    except (ParseError, InternalError) as error:
+        raise VerifyError(f"{path}: {error}") from None
+    return source.text, outcome.text, outcome.fixed, outcome.remaining
+
+
+def load_module(text: str, path: Path, name: str) -> types.ModuleType:
+    """``text`` executed as a module named ``name`` with ``__file__`` = ``path`` (not ``__main__``)."""
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module
+    directory = str(path.resolve().parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)  # the file's own sibling imports
+    try:
+        exec(compile(text, str(path), "exec"), module.__dict__)  # noqa: S102 - verify runs the user's code, and says so
+    except Exception:
+        raise VerifyError(f"importing {path} failed:\n{traceback.format_exc(limit=-3)}") from None
+    return module
+
+
+def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[[], Any]:
+    value: Any = module
+    for part in dotted.split("."):
+        if not hasattr(value, part):
+            raise VerifyError(f"{module.__file__} has no `{dotted}`")
+        value = getattr(value, part)
+    if not callable(value):
+        raise VerifyError(f"`{dotted}` in {module.__file__} is not a function")
+    return value
+
+
+@contextlib.contextmanager
+def synthetic_sources(tf, counter: List[int]) -> Iterator[None]:
+    """Replace the data given to ``from_tensor_slices`` / ``from_tensors`` with random data of the
+    same shapes and dtypes (and value ranges). The n-th source made gets seed n, so the original
+    and the fixed pipeline see the same synthetic data."""
+    import numpy as np
+
+    dataset_class = tf.data.Dataset
+    originals = {name: dataset_class.__dict__[name] for name in ("from_tensor_slices", "from_tensors")}
+
+    def replacing(original):
+        function = original.__func__ if isinstance(original, staticmethod) else original
+
+        def make(tensors, *args, **kwargs):
+            rng = np.random.default_rng(counter[0])
+            counter[0] += 1
+            return function(_map_leaves(tensors, lambda leaf: _random_like(np.asarray(leaf), rng)), *args, **kwargs)
+
+        return staticmethod(make)
+
+    for name, original in originals.items():
+        setattr(dataset_class, name, replacing(original))
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(dataset_class, name, original)
+
+
+def _map_leaves(value: Any, function: Callable[[Any], Any]) -> Any:
+    """tf.data's structure rules: tuples and dicts nest; anything else (lists too) is one tensor."""
+    if isinstance(value, dict):
+        return type(value)((key, _map_leaves(item, function)) for key, item in value.items())
+    if isinstance(value, tuple):
+        items = [_map_leaves(item, function) for item in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return function(value)
+
+
+def _random_like(array, rng):
+    import numpy as np
+
+    if array.size == 0:
+        return array
+    if array.dtype == np.bool_:
+        return rng.random(array.shape) < 0.5
+    if np.issubdtype(array.dtype, np.integer):
+        return rng.integers(array.min(), array.max(), size=array.shape, endpoint=True).astype(array.dtype)
+    if np.issubdtype(array.dtype, np.floating):
+        low, high = float(array.min()), float(array.max())
+        return rng.uniform(low, high, size=array.shape).astype(array.dtype) if high > low else array.copy()
+    return array  # strings and other kinds stay as they are
+
+
+class Pipeline:
+    """One side (before or after): builds the dataset and drains ``steps`` batches."""
+
+    def __init__(self, tf, function: Callable[[], Any], options: VerifyOptions, label: str) -> None:
+        self.tf, self.function, self.options, self.label = tf, function, options, label
+        self.sources_replaced = 0
+
+    def dataset(self):
+        tf = self.tf
+        counter = [0]
+        context = synthetic_sources(tf, counter) if self.options.synthetic else contextlib.nullcontext()
+        with context:
+            try:
+                dataset = self.function()
+            except Exception:
+                raise VerifyError(f"calling the {self.label} pipeline function failed:\n"
+                                  f"{traceback.format_exc(limit=-3)}") from None
+        self.sources_replaced = counter[0]
+        if not isinstance(dataset, tf.data.Dataset):
+            raise VerifyError(f"the function returned {type(dataset).__name__}, not a tf.data.Dataset")
+        if self.options.rewrites_off:
+            dataset_options = tf.data.Options()
+            dataset_options.experimental_optimization.inject_prefetch = False
+            dataset_options.experimental_optimization.map_parallelization = False
+            dataset = dataset.with_options(dataset_options)
+        return dataset.take(self.options.steps)
+
+    def drain(self, keep: bool) -> Tuple[float, List[tuple]]:
+        """Time ``steps`` batches with the simulated step; with ``keep``, fingerprint them instead
+        (untimed: hashing large batches would distort the timing)."""
+        dataset = self.dataset()
+        fingerprints = []
+        pause = 0.0 if keep else self.options.step_ms / 1000
+        start = time.perf_counter()
+        try:
+            for batch in dataset:
+                if keep:
+                    fingerprints.append(fingerprint(self.tf, batch))
+                if pause:
+                    time.sleep(pause)  # the simulated training step
+        except Exception:
+            raise VerifyError(f"iterating the {self.label} pipeline failed:\n{traceback.format_exc(limit=-3)}") from None
+        return time.perf_counter() - start, fingerprints
+
+
+def fingerprint(tf, batch) -> tuple:
+    """A batch as (dtype, shape, digest) per tensor (ragged and sparse ones by their components):
+    equal exactly when the elements are identical."""
+    return tuple((str(leaf.dtype), tuple(leaf.shape), _digest(leaf))
+                 for leaf in (t.numpy() for t in tf.nest.flatten(batch, expand_composites=True)))
+
+
+def _digest(array) -> str:
+    if array.dtype == object:  # strings: bytes objects, not a buffer of values
+        data = b"\0".join(item if isinstance(item, bytes) else repr(item).encode() for item in array.ravel())
+    else:
+        data = array.tobytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+def first_difference(old: List[tuple], new: List[tuple]) -> Optional[str]:
+    if len(old) != len(new):
+        return f"{len(old)} batches before, {len(new)} after"
+    for index, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            what = "dtype or shape" if [x[:2] for x in a] != [y[:2] for y in b] else "values"
+            return f"batch {index}: {what} differ"
+    return None
+
+
+def measure(before: Pipeline, after: Pipeline, repeats: int, progress) -> Tuple[Measurement, Measurement, bool]:
+    """Elements from untimed runs (the original twice, to see whether it is deterministic), then
+    a warm-up each and alternating timed runs."""
+    progress("reading the elements of both pipelines")
+    _, first = before.drain(keep=True)
+    _, fixed = after.drain(keep=True)
+    _, second = before.drain(keep=True)
+    results = {before.label: Measurement([], first), after.label: Measurement([], fixed)}
+    for pipeline in (before, after):
+        progress(f"{pipeline.label}: warm-up")
+        pipeline.drain(keep=False)
+    for index in range(repeats):
+        for pipeline in (before, after):
+            progress(f"{pipeline.label}: run {index + 1}/{repeats}")
+            elapsed, _ = pipeline.drain(keep=False)
+            results[pipeline.label].times.append(elapsed)
+    return results[before.label], results[after.label], first_difference(first, second) is None
+
+
+def verify(target: str, options: VerifyOptions, out=None, err=None) -> int:
+    out, err = out or sys.stdout, err or sys.stderr
+    path, function_name = parse_target(target)
+    original, fixed, applied, remaining = fixed_source(path, options.unsafe_fixes)
+    if not applied:
+        unsafe_left = [d for d in remaining if d.fix is not None]
+        hint = f" ({len(unsafe_left)} more with --unsafe-fixes)" if unsafe_left and not options.unsafe_fixes else ""
+        print(f"tflint-perf verify: no fix applies to {path}{hint}; nothing to compare", file=err)
+        return 0
+    print(f"tflint-perf verify: importing {path} and calling {function_name}() twice (as written and as fixed): "
+          "this runs your code, which `check` and `bench` never do", file=err)
+    tf = import_tensorflow("verify", err)
+    if tf is None:
+        return 2
+    stem = "".join(c if c.isalnum() else "_" for c in path.stem)
+    before = Pipeline(tf, pipeline_function(load_module(original, path, f"tflint_perf_verify_{stem}_before"),
+                                            function_name), options, "before")
+    after = Pipeline(tf, pipeline_function(load_module(fixed, path, f"tflint_perf_verify_{stem}_after"),
+                                           function_name), options, "after")
+
+    def progress(message: str) -> None:
+        print(f"tflint-perf verify: {message}", file=err, flush=True)
+
+    old, new, deterministic = measure(before, after, options.repeats, progress)
+    difference = first_difference(old.fingerprints, new.fingerprints)
+    if not deterministic:
+        elements = "nondeterministic"
+        elements_text = ("cannot compare: the original pipeline gives different elements on two runs "
+                         "(shuffle or random ops without a fixed seed)")
+    elif difference is None:
+        elements, elements_text = "identical", f"identical ({len(old.fingerprints)} batches)"
+    else:
+        elements, elements_text = "differ", f"differ: {difference}"
+    speedup = old.median / new.median if new.median > 0 else None
+    environment = {"tf_version": tf.__version__, "device": "gpu" if tf.config.list_physical_devices("GPU") else "cpu",
+                   "cores": os.cpu_count() or 1}
+    fixes = [f"{d.location.row}:{d.location.column} {d.code} {d.fix.message if d.fix else ''}" for d in applied]
+    if options.as_json:
+        for label, measurement in (("before", old), ("after", new)):
+            record = {
+                "target": target, "variant": label, **environment, "steps": options.steps, "step_ms": options.step_ms,
+                "batches": len(measurement.fingerprints), "median_s": measurement.median, "min_s": min(measurement.times),
+                "max_s": max(measurement.times), "batches_per_s": _rate(measurement),
+                "speedup": 1.0 if label == "before" else speedup, "elements": elements, "fixes": fixes,
+                "synthetic_sources": before.sources_replaced if options.synthetic else None,
+            }
+            out.write(json.dumps(record) + "\n")
+    else:
+        out.write(_text_report(target, options, environment, fixes, old, new, speedup, elements_text,
+                               before.sources_replaced))
+    return 1 if elements == "differ" else 0
+
+
+def _rate(measurement: Measurement) -> Optional[float]:
+    return len(measurement.fingerprints) / measurement.median if measurement.median > 0 else None
+
+
+def _text_report(target, options, environment, fixes, old, new, speedup, elements_text, replaced) -> str:
+    lines = [f"tflint-perf verify {target}", "fixes applied in memory (the file is not changed):"]
+    lines += [f"  {fix}" for fix in fixes]
+    rewrites = "; inject_prefetch and map_parallelization off" if options.rewrites_off else ""
+    lines.append(f"TensorFlow {environment['tf_version']}, {environment['device']}, {environment['cores']} cores; "
+                 f"{options.steps} batches per run with a {options.step_ms:g} ms simulated step; median of "
+                 f"{options.repeats} runs after a warm-up{rewrites}")
+    if options.synthetic:
+        lines.append(f"--synthetic: {replaced} in-memory source(s) replaced by random data of the same shapes and dtypes"
+                     if replaced else "--synthetic: the pipeline has no in-memory source (from_tensor_slices / "
+                                      "from_tensors); its data is unchanged")
+    lines.append(f"{'':8}{'median s':>10}  {'min-max s':>15}  {'batches/s':>10}")
+    for label, measurement in (("before", old), ("after", new)):
+        rate = _rate(measurement)
+        lines.append(f"{label:8}{measurement.median:>10.3f}  "
+                     f"{min(measurement.times):>7.3f}-{max(measurement.times):<7.3f}  "
+                     f"{rate if rate is not None else float('nan'):>10.1f}")
+    lines.append(f"speedup: {speedup:.2f}x" if speedup else "speedup: -")
+    lines.append(f"elements: {elements_text}")
+    return "\n".join(lines) + "\n"

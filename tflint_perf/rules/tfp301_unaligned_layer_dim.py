@@ -1,0 +1,176 @@
+"""TFP301 unaligned-layer-dim: a hidden layer's width is a literal that is not a multiple of 8."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from tflint_perf.diagnostics import Finding
+from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_fix
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+
+_KERAS = "import tensorflow as tf\nfrom tensorflow import keras\n"
+
+
+class UnalignedLayerDim(Rule):
+    code = "TFP301"
+    name = "unaligned-layer-dim"
+    summary = "Hidden layer width is not a multiple of 8, so tensor cores run it less efficiently"
+    fix_availability = "always"
+    options = ALIGNMENT_OPTIONS
+
+    what_it_does = """
+Checks Keras layers whose width is an integer literal that is not a multiple of the alignment
+(8 by default). The width that counts, per layer:
+
+| layer | argument |
+|---|---|
+| `Dense` | `units` |
+| `EinsumDense` | the last dimension of `output_shape` |
+| `Conv1D/2D/3D`, `Conv1D/2D/3DTranspose`, `SeparableConv1D/2D` | `filters` (output channels) |
+| `LSTM`, `GRU`, `SimpleRNN` (and the CuDNN variants) | `units` |
+| `Embedding` | `output_dim` |
+| `MultiHeadAttention` | `key_dim` |
+
+Output layers are never reported: their width is the number of classes or targets. A layer is an
+output layer when it is the last layer of a `Sequential` list or of a run of `model.add(...)`
+calls, when its result flows to the outputs of `Model(inputs, outputs)` or is returned from a
+function (a subclassed model's `call`, a `build_head` helper), or when it has a softmax or sigmoid
+activation or feeds a `Softmax` layer. Widths below `min-width` (16), widths passed as variables
+(`Dense(num_classes)`) and test files (`test_*.py`, `*_test.py`, `tests/`) are not reported
+either.
+"""
+    why_bad = """
+This matters on NVIDIA GPUs with tensor cores (Volta and later) when the math runs in 16-bit
+(`mixed_float16`, `mixed_bfloat16`) or TF32 (the default for float32 on Ampere and later). Tensor
+cores multiply tiles whose sides are multiples of 8 elements for 16-bit types (4 for TF32, 16
+for int8). A dense layer's forward pass is a matrix multiply whose dimensions are its units, its
+fan-in and the batch size; a convolution's are its input and output channels. When a dimension
+is not a multiple of the tile, cuBLAS and cuDNN pad it or fall back to slower kernels, so a
+`Dense(500)` can run noticeably slower than a `Dense(512)` that does more work. TensorFlow's
+mixed-precision guide: "Tensor Cores requires certain dimensions of tensors to be a multiple
+of 8". On CPUs, TPUs (which want multiples of 128) and in plain float32 without TF32, the
+alignment makes no reliable difference: set `alignment` for your hardware or disable the rule.
+"""
+    example = """
+from tensorflow import keras
+
+model = keras.Sequential([
+    keras.layers.Dense(500, activation="relu"),
+    keras.layers.Dense(10, activation="softmax"),
+])
+"""
+    use_instead = """
+from tensorflow import keras
+
+model = keras.Sequential([
+    keras.layers.Dense(504, activation="relu"),
+    keras.layers.Dense(10, activation="softmax"),
+])
+"""
+    fix_safety = """
+The fix rounds the literal up to the next multiple of the alignment. It is **unsafe**: it changes
+the architecture (parameter count, capacity, compatibility with saved checkpoints and weights),
+so results and saved models change. It is offered only with `--unsafe-fixes`.
+"""
+    known_problems = """
+The rule does not know which hardware or precision the code runs with; on CPU-only or float32
+(non-TF32) training the finding is noise. The fan-in of the first layer (the input feature
+count) is not checked: it comes from the data, not from a literal in the layer.
+"""
+    references = (
+        "[Mixed precision guide: GPU performance tips](https://www.tensorflow.org/guide/mixed_precision#gpu_performance_tips)",
+        "[Optimize TensorFlow GPU performance: Tensor Cores]"
+        "(https://www.tensorflow.org/guide/gpu_performance_analysis#3_utilize_tensor_cores)",
+        "[NVIDIA: Linear/Fully-Connected Layers User's Guide]"
+        "(https://docs.nvidia.com/deeplearning/performance/dl-performance-fully-connected/index.html)",
+        "[NVIDIA: Convolutional Layers User's Guide]"
+        "(https://docs.nvidia.com/deeplearning/performance/dl-performance-convolutional/index.html)",
+        "[NVIDIA: Matrix Multiplication Background: Tensor Core requirements]"
+        "(https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html)",
+    )
+
+    valid = (
+        # The last layer of a Sequential list is the output layer.
+        Valid(_KERAS + "model = keras.Sequential([keras.layers.Dense(512), keras.layers.Dense(100)])\n"),
+        # The layer producing a functional model's outputs, through a name and a Softmax layer.
+        Valid(
+            _KERAS + "inputs = keras.Input(shape=(64,))\nx = keras.layers.Dense(256)(inputs)\n"
+            "x = keras.layers.Dense(100)(x)\noutputs = keras.layers.Softmax()(x)\n"
+            "model = keras.Model(inputs, outputs)\n"
+        ),
+        # Softmax / sigmoid heads anywhere.
+        Valid(_KERAS + "head = keras.layers.Dense(37, activation='softmax')\n"),
+        Valid(_KERAS + "head = keras.layers.Dense(37, activation=tf.nn.sigmoid)\n"),
+        # A class count passed as a variable.
+        Valid(_KERAS + "num_classes = 100\nhidden = [keras.layers.Dense(num_classes)]\n"),
+        # Below the minimum width.
+        Valid(_KERAS + "layer = keras.layers.Dense(10, activation='relu')\n"),
+        # Aligned widths; DepthwiseConv2D has no output-channel GEMM.
+        Valid(_KERAS + "a = keras.layers.Conv2D(96, 3)\nb = keras.layers.DepthwiseConv2D(3)\n"),
+        # The last `model.add` is the output layer.
+        Valid(
+            _KERAS + "model = keras.Sequential()\nmodel.add(keras.layers.Dense(512))\n"
+            "model.add(keras.layers.Dense(20))\nmodel.add(keras.layers.Activation('linear'))\n"
+        ),
+        # A subclassed model's `call` returns its head's result.
+        Valid(
+            _KERAS + "class Net(keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.body = keras.layers.Dense(512)\n        self.head = keras.layers.Dense(20)\n\n"
+            "    def call(self, x):\n        return self.head(self.body(x))\n"
+        ),
+        # Not Keras: a same-named class of the user's own.
+        Valid("import tensorflow as tf\nclass Dense:\n    def __init__(self, n):\n        self.n = n\nlayer = Dense(100)\n"),
+    )
+    invalid = (
+        Invalid(
+            _KERAS + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
+            fixed=_KERAS + "model = keras.Sequential([keras.layers.Dense(504, activation='relu'), keras.layers.Dense(10)])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _KERAS + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
+            fixed=None,
+        ),
+        Invalid(
+            "from tensorflow.keras import layers, Model, Input\ninputs = Input(shape=(32, 32, 3))\n"
+            "x = layers.Conv2D(filters=100, kernel_size=3)(inputs)\nx = layers.Flatten()(x)\n"
+            "x = layers.Dense(units=500)(x)\noutputs = layers.Dense(10)(x)\nmodel = Model(inputs, outputs)\n",
+            count=2,
+            fixed="from tensorflow.keras import layers, Model, Input\ninputs = Input(shape=(32, 32, 3))\n"
+            "x = layers.Conv2D(filters=104, kernel_size=3)(inputs)\nx = layers.Flatten()(x)\n"
+            "x = layers.Dense(units=504)(x)\noutputs = layers.Dense(10)(x)\nmodel = Model(inputs, outputs)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _KERAS + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 100),\n"
+            "    keras.layers.LSTM(250),\n    keras.layers.Dense(1, activation='sigmoid'),\n])\n",
+            count=2,
+            fixed=_KERAS + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 104),\n"
+            "    keras.layers.LSTM(256),\n    keras.layers.Dense(1, activation='sigmoid'),\n])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _KERAS + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=60)\n"
+            "projection = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 100))\n",
+            count=2,
+            fixed=_KERAS + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=64)\n"
+            "projection = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 104))\n",
+            unsafe=True,
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        layers = context.model.layers
+        for site in context.model.calls:
+            width = layers.width_literal(site.node)
+            if width is None:
+                continue
+            layer, parameter, literal = width
+            aligned = misaligned(context, literal)
+            if aligned is None or layers.is_output_layer(site.node):
+                continue
+            message = (
+                f"`{layer}` {parameter}={literal.value} is not a multiple of {context.option('alignment')}; "
+                f"tensor cores (float16/bfloat16/TF32 on NVIDIA GPUs) run aligned sizes faster, e.g. {aligned}"
+            )
+            yield self.finding(message, literal, fix=round_up_fix(literal, aligned))

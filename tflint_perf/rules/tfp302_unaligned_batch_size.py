@@ -1,0 +1,133 @@
+"""TFP302 unaligned-batch-size: a training batch size literal that is not a multiple of 8."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from tflint_perf.analysis.pipelines import argument, has_star_args
+from tflint_perf.diagnostics import Finding
+from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_fix
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+
+_TF = "import tensorflow as tf\n"
+
+
+class UnalignedBatchSize(Rule):
+    code = "TFP302"
+    name = "unaligned-batch-size"
+    summary = "Training batch size is not a multiple of 8, so tensor cores run dense layers less efficiently"
+    fix_availability = "always"
+    options = ALIGNMENT_OPTIONS
+
+    what_it_does = """
+Checks training batch sizes given as integer literals that are not a multiple of the alignment
+(8 by default): `model.fit(..., batch_size=N)`, and `Dataset.batch(N)` / `padded_batch(N)` on a
+pipeline that is consumed for training (`model.fit`'s data, a training loop, an iterator).
+
+Not reported: `evaluate` / `predict` batch sizes and pipelines consumed only for validation,
+evaluation, prediction or inspection (`for x in ds.take(3)`); batch sizes below `min-width`
+(16) or passed as variables; test files (`test_*.py`, `*_test.py`, `tests/`).
+"""
+    why_bad = """
+This matters on NVIDIA GPUs with tensor cores (Volta and later) when the math runs in 16-bit
+(`mixed_float16`, `mixed_bfloat16`) or TF32 (the default for float32 on Ampere and later). The
+batch size is one of the three dimensions of every dense and recurrent layer's matrix multiplies
+(forward, activation gradient and weight gradient), and tensor cores work on tiles that are
+multiples of 8 elements for 16-bit types (4 for TF32, 16 for int8). A batch of 100 leaves the
+tiles partly empty or sends the multiply to slower kernels; 96 or 104 do not. For convolutions
+the batch size is folded into a larger dimension and matters much less. On CPUs, TPUs (which
+want multiples of 128) and in plain float32 without TF32 the alignment makes no reliable
+difference: set `alignment` for your hardware or disable the rule.
+"""
+    example = """
+import tensorflow as tf
+
+ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10_000).batch(100).prefetch(tf.data.AUTOTUNE)
+model.fit(ds, epochs=10)
+"""
+    use_instead = """
+import tensorflow as tf
+
+ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10_000).batch(104).prefetch(tf.data.AUTOTUNE)
+model.fit(ds, epochs=10)
+"""
+    fix_safety = """
+The fix rounds the batch size up to the next multiple of the alignment. It is **unsafe**: the
+batch size changes the optimisation (gradient noise, the learning rate that works, the number of
+steps per epoch, batch-norm statistics) and memory use. It is offered only with
+`--unsafe-fixes`.
+"""
+    known_problems = """
+The rule does not know which hardware or precision the code runs with; on CPU-only or float32
+(non-TF32) training the finding is noise. A batch size kept in a constant
+(`BATCH_SIZE = 100`) is not followed.
+"""
+    references = (
+        "[Mixed precision guide: GPU performance tips](https://www.tensorflow.org/guide/mixed_precision#gpu_performance_tips)",
+        "[NVIDIA: Linear/Fully-Connected Layers User's Guide]"
+        "(https://docs.nvidia.com/deeplearning/performance/dl-performance-fully-connected/index.html)",
+        "[NVIDIA: Matrix Multiplication Background: Tensor Core requirements]"
+        "(https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html)",
+    )
+
+    valid = (
+        # Inference only.
+        Valid(_TF + "preds = model.predict(x_test, batch_size=100)\nmodel.evaluate(x_test, y_test, batch_size=50)\n"),
+        # A pipeline used only for validation.
+        Valid(
+            _TF + "train = tf.data.Dataset.range(100).batch(64)\nval = tf.data.Dataset.range(10).batch(100)\n"
+            "model.fit(train, validation_data=val, epochs=3)\n"
+        ),
+        # Inspection, not training.
+        Valid(_TF + "ds = tf.data.Dataset.range(100).batch(100)\nfor x in ds.take(2):\n    print(x)\n"),
+        # Small, aligned, or a variable.
+        Valid(_TF + "model.fit(x, y, batch_size=1)\nmodel.fit(x, y, batch_size=256)\nmodel.fit(x, y, batch_size=BATCH)\n"),
+        # A batch op on something that is not a Dataset.
+        Valid(_TF + "loader = make_loader()\nloader.batch(100)\nmodel.fit(loader)\n"),
+        # A pipeline nobody trains on.
+        Valid(_TF + "ds = tf.data.Dataset.range(100).batch(100)\n"),
+    )
+    invalid = (
+        Invalid(
+            _TF + "model.fit(x_train, y_train, batch_size=100, epochs=5)\n",
+            fixed=_TF + "model.fit(x_train, y_train, batch_size=104, epochs=5)\n",
+            unsafe=True,
+        ),
+        Invalid(_TF + "model.fit(x_train, y_train, 100, 5)\n", fixed=None),
+        Invalid(
+            _TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(50)\n\n"
+            "for batch in make(['a.tfrecord']):\n    train_step(batch)\n",
+            fixed=_TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(56)\n\n"
+            "for batch in make(['a.tfrecord']):\n    train_step(batch)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _TF + "ds = tf.data.Dataset.range(1000)\nif shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(batch_size=30)\n"
+            "model.fit(ds, epochs=2)\n",
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        for site in context.model.calls:
+            call = site.node
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit" and not has_star_args(call):
+                yield from self._report(context, argument(call, "batch_size", 2), "`fit` batch_size")
+        pipelines = context.model.pipelines
+        for op, _states in pipelines.ops("batch", "padded_batch"):
+            if any(c.trains_on for c in pipelines.consumptions_of(op.call)):
+                yield from self._report(context, argument(op.call, "batch_size", 0), f"`Dataset.{op.name}` size")
+
+    def _report(self, context: RuleContext, arg, what: str) -> Iterable[Finding]:
+        if arg is None or not isinstance(arg.value, cst.Integer):
+            return
+        literal = arg.value
+        aligned = misaligned(context, literal)
+        if aligned is None:
+            return
+        message = (
+            f"Training {what} {literal.value} is not a multiple of {context.option('alignment')}; tensor cores "
+            f"(float16/bfloat16/TF32 on NVIDIA GPUs) run dense layers faster on aligned batches, e.g. {aligned}"
+        )
+        yield self.finding(message, literal, fix=round_up_fix(literal, aligned))
