@@ -304,3 +304,15 @@ def test_docs_rules_pages_are_in_sync_with_the_rules():
     expected = rule_pages()
     actual = {path.name: path.read_text(encoding="utf-8") for path in directory.glob("*.md")}
     assert actual == expected, "docs/rules/ is stale: run `python -m tflint_perf.docs`"
+
+
+def test_rules_off_by_default_need_explicit_selection(monkeypatch):
+    from tflint_perf.config import Settings
+    from tflint_perf.rules import find_rule
+
+    rule = find_rule("TFP102")
+    monkeypatch.setattr(rule, "default_enabled", False)
+    assert "TFP102" not in Settings().selected_codes()
+    assert "TFP101" in Settings().selected_codes()
+    assert "TFP102" in Settings(select=["TFP"]).selected_codes()
+    assert "TFP102" in Settings(extend_select=["TFP102"]).selected_codes()

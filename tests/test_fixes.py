@@ -171,3 +171,16 @@ def test_read_only_file_is_reported_and_kept(tmp_path):
     assert result.returncode == 1
     assert "ro.py: error: file is read-only" in result.stderr
     assert path.read_bytes() == data
+
+
+def test_module_alias_defined_later_is_not_used_at_module_level():
+    source = (
+        "import tensorflow as tf\n"
+        "model.fit(tf.data.Dataset.range(4))\n"
+        "AUTOTUNE = tf.data.AUTOTUNE\n"
+        "def train():\n"
+        "    model.fit(tf.data.Dataset.range(8))\n"
+    )
+    result = fix(source)
+    assert "model.fit(tf.data.Dataset.range(4).prefetch(tf.data.AUTOTUNE))" in result
+    assert "model.fit(tf.data.Dataset.range(8).prefetch(AUTOTUNE))" in result

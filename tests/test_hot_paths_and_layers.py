@@ -190,6 +190,7 @@ def test_output_layers_sequential_add_and_functional():
         from tensorflow import keras
         from tensorflow.keras import layers
         seq = keras.Sequential([layers.Dense(64), layers.Dense(20), layers.Dropout(0.5)])
+        tagger = keras.Sequential([layers.LSTM(88, return_sequences=True), layers.TimeDistributed(layers.Dense(92))])
         added = keras.Sequential()
         added.add(layers.Dense(72))
         added.add(layers.Dense(24))
@@ -203,6 +204,8 @@ def test_output_layers_sequential_add_and_functional():
     assert verdicts == {
         "layers.Dense(64)": False,
         "layers.Dense(20)": True,
+        "layers.LSTM(88, return_sequences=True)": False,
+        "layers.Dense(92)": True,
         "layers.Dense(72)": False,
         "layers.Dense(24)": True,
         "layers.Dense(40)": False,

@@ -185,6 +185,20 @@ def test_fix_keeps_a_cell_magic_first_and_imports_below_shell_lines(tmp_path):
     ]
 
 
+def test_windows_line_endings_and_form_feeds_keep_rows_and_bytes(tmp_path):
+    source = ["import tensorflow as tf\n", "# section \x0c two\n", "ds = tf.data.Dataset.range(8).batch(2)\n",
+              "model.fit(ds)"]
+    document = {"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": source}],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(document, indent=1, ensure_ascii=False).replace("\n", "\r\n") + "\r\n"
+    path = tmp_path / "windows.ipynb"
+    path.write_bytes(text.encode("utf-8"))
+    assert findings("windows.ipynb", cwd=tmp_path) == [("windows.ipynb", 1, 3, 31, "TFP101")]
+    assert run_cli("check", "--fix", "windows.ipynb", cwd=tmp_path).returncode == 0
+    fixed = path.read_bytes().decode("utf-8")
+    assert fixed == text.replace("batch(2)\\n", "batch(2).prefetch(tf.data.AUTOTUNE)\\n")
+
+
 def test_diff_shows_one_diff_per_changed_cell_and_writes_nothing(notebooks):
     before = (notebooks / "tf2_training.ipynb").read_bytes()
     result = run_cli("check", "--diff", "tf2_training.ipynb", cwd=notebooks)

@@ -14,9 +14,10 @@ from typing import Callable, List, Optional, Set
 from tflint_perf.config import Settings
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import relative_to_root
-from tflint_perf.engine import InternalError, ParseError, check_text, may_have_findings
+from tflint_perf.engine import InternalError, ParseError, check_text
 from tflint_perf.fixer import FixOutcome, fix_text
 from tflint_perf.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
+from tflint_perf.prefilter import may_have_findings
 from tflint_perf.source import SourceError, SourceFile
 from tflint_perf.writer import WriteError, write_atomically
 
@@ -56,10 +57,9 @@ def process_file(path: Path, name: str, settings: Settings, mode: Mode, explicit
         return FileResult(name, errors=[f"cannot read file: {problem.strerror or problem}"])
     result = process_bytes(data, name, path, settings, mode, explicit)
     if result.fixed_text is not None and mode.fix and not mode.diff:
-        source = SourceFile.decode(data)
         try:
-            write_atomically(path, source.encode(result.fixed_text), data)
-        except WriteError as problem:
+            write_atomically(path, SourceFile.decode(data).encode_fixed(data, result.fixed_text), data)
+        except (SourceError, WriteError) as problem:
             result.errors.append(str(problem))
             result.diagnostics = sorted(result.diagnostics + result.fixed, key=_position)
             result.fixed = []

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
@@ -19,6 +20,7 @@ from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import is_excluded, iter_source_files
 from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, statistics, summary_lines
 from tflint_perf.rules import all_rules, find_rule
+from tflint_perf.source import SourceError, SourceFile
 from tflint_perf.runner import Job, check_files, default_jobs
 
 COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
@@ -86,12 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda args: print(f"tflint-perf {__version__}") or 0)
 
-    try:
-        from tflint_perf.harness.cli import register
-    except ImportError:  # the harness is optional at development time; the linter never needs it
-        pass
-    else:
-        register(commands)
+    from tflint_perf.harness.cli import register  # imports no TensorFlow until bench/verify run
+
+    register(commands)
     return parser
 
 
@@ -111,6 +110,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:  # noqa: BLE001 - a bug of ours: exit 2 with a report, not exit 1 with a bare traceback
+        traceback.print_exc()
+        print(f"tflint-perf: internal error: {type(error).__name__}: {error} (please report this)", file=sys.stderr)
+        return 2
 
 
 # -- rule ------------------------------------------------------------------------------------------
@@ -167,7 +170,7 @@ class Run:
     args: argparse.Namespace
     results: List[FileResult] = field(default_factory=list)
     missing: List[str] = field(default_factory=list)
-    stdout_source: Optional[str] = None
+    stdout_source: Optional[bytes] = None  # with --fix on stdin: what to write to stdout
 
     @property
     def unsafe(self) -> bool:
@@ -247,11 +250,17 @@ def check_stdin(run: Run) -> None:
     result = process_bytes(data, name, Path(name), run.settings, run.mode, explicit=True)
     run.results.append(result)
     if run.args.fix and not run.args.diff:
-        # Like ruff: with --fix on stdin the (fixed) source goes to stdout, the report to stderr.
+        # Like ruff: with --fix on stdin the (fixed) source goes to stdout, the report to stderr. The
+        # bytes are the input's, in its encoding, BOM and line endings; unchanged when nothing was fixed.
+        run.stdout_source = data
         if result.fixed_text is not None:
-            run.stdout_source = result.fixed_text
-        else:
-            run.stdout_source = result.text if result.text is not None else data.decode("utf-8", "surrogateescape")
+            try:
+                run.stdout_source = SourceFile.decode(data).encode_fixed(data, result.fixed_text)
+            except SourceError as problem:
+                result.errors.append(str(problem))
+                result.diagnostics = sorted(result.diagnostics + result.fixed,
+                                            key=lambda d: (d.location.row, d.location.column))
+                result.fixed = []
 
 
 def report(run: Run) -> int:
@@ -304,7 +313,9 @@ def report(run: Run) -> int:
                 for line in summary_lines(diagnostics, len(fixed), run.unsafe, args.fix):
                     summary_out.write(line + "\n")
         if run.stdout_source is not None:
-            sys.stdout.write(run.stdout_source)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(run.stdout_source)
+            sys.stdout.buffer.flush()
     finally:
         if to_file is not None:
             to_file.close()

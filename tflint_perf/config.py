@@ -34,7 +34,7 @@ class ConfigError(Exception):
 
 @dataclass
 class Settings:
-    select: List[str] = field(default_factory=lambda: ["TFP"])
+    select: Optional[List[str]] = None  # None: the rules that are on by default
     extend_select: List[str] = field(default_factory=list)
     ignore: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
@@ -58,8 +58,10 @@ class Settings:
                      self.target_version, sorted(self.options.items())))
 
     def selected_codes(self) -> Set[str]:
-        codes: Set[str] = set()
-        for selector in list(self.select) + list(self.extend_select):
+        codes: Set[str] = (
+            {rule.code for rule in all_rules() if rule.default_enabled} if self.select is None else set()
+        )
+        for selector in list(self.select or []) + list(self.extend_select):
             codes |= _matching(selector)
         for selector in self.ignore:
             codes -= _matching(selector)
@@ -77,7 +79,7 @@ class Settings:
         return _glob_list(tuple(self.exclude) + tuple(self.extend_exclude)).match_file(relative_path)
 
     def validate(self, origin: str) -> None:
-        for selector in list(self.select) + self.extend_select + self.ignore + [
+        for selector in list(self.select or []) + self.extend_select + self.ignore + [
             code for codes in self.per_file_ignores.values() for code in codes
         ]:
             if not _matching(selector):

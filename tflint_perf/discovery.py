@@ -16,7 +16,7 @@ SUFFIXES = (".py", ".ipynb")
 
 def relative_to_root(path: Path, settings: Settings, resolved: Optional[Path] = None) -> str:
     try:
-        return (resolved or path.resolve()).relative_to(settings.root).as_posix()
+        return (resolved or real_path(path)).relative_to(settings.root).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -27,7 +27,7 @@ def is_excluded(path: Path, settings: Settings, is_dir: bool = False, resolved: 
     ``resolved`` is ``path.resolve()`` when the caller already knows it (walking a tree, resolving
     each path again would cost more than everything else discovery does).
     """
-    resolved = resolved or path.resolve()
+    resolved = resolved or real_path(path)
     relative = relative_to_root(path, settings, resolved)
     if settings.excluded(path.name + ("/" if is_dir else "")) or settings.excluded(relative + ("/" if is_dir else "")):
         return True
@@ -37,7 +37,7 @@ def is_excluded(path: Path, settings: Settings, is_dir: bool = False, resolved: 
 def iter_source_files(directory: Path, settings: Settings) -> Iterator[Path]:
     for current, dirnames, filenames in os.walk(directory):
         base = Path(current)
-        real_base = base.resolve()  # once per directory; a child's real path follows unless it is a link
+        real_base = real_path(base)  # once per directory; a child's real path follows unless it is a link
         dirnames[:] = sorted(
             d for d in dirnames if not is_excluded(base / d, settings, True, _real_child(base, real_base, d))
         )
@@ -48,7 +48,15 @@ def iter_source_files(directory: Path, settings: Settings) -> Iterator[Path]:
 
 
 def _real_child(base: Path, real_base: Path, name: str) -> Path:
-    return (base / name).resolve() if os.path.islink(os.path.join(base, name)) else real_base / name
+    return real_path(base / name) if os.path.islink(os.path.join(base, name)) else real_base / name
+
+
+def real_path(path: Path) -> Path:
+    """``path.resolve()``, or the absolute path where links cannot be followed (a symlink loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a loop, before Python 3.13
+        return Path(os.path.abspath(path))
 
 
 def _gitignored(path: Path, is_dir: bool) -> bool:

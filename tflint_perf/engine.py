@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, List, Optional, Sequence, Set, Type
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tflint_perf.analysis.module import ModuleModel
 from tflint_perf.config import Settings
@@ -16,11 +14,9 @@ from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes import existing_statements, import_insertion_offset
 from tflint_perf.limits import LimitExceeded, check_limits, run_deep
+from tflint_perf.positions import Positions
+from tflint_perf.prefilter import may_have_findings
 from tflint_perf.source import LineIndex, newline_of
-
-# Every name the analysis can resolve comes from an import of one of these packages, so a file
-# without this text cannot have a finding and is never parsed.
-_MARKER = re.compile(r"tensorflow|keras")
 
 
 class ParseError(Exception):
@@ -29,10 +25,6 @@ class ParseError(Exception):
 
 class InternalError(Exception):
     """A bug in tflint-perf itself while checking a file."""
-
-
-def may_have_findings(text: str) -> bool:
-    return _MARKER.search(text) is not None
 
 
 def parse(text: str) -> cst.Module:
@@ -45,6 +37,9 @@ def _parse(text: str) -> cst.Module:
         check_limits(text)  # before LibCST: beyond these limits its native parser can crash the process
     except LimitExceeded as error:
         raise ParseError(str(error)) from None
+    if "\0" in text:  # Python refuses such a file; LibCST accepts one in a string or a comment
+        row, column = LineIndex(text).position(text.index("\0"))
+        raise ParseError(f"syntax error at line {row}, column {column + 1}: source code cannot contain null bytes")
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -103,7 +98,7 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
 
 
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding]) -> List[Diagnostic]:
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = Positions(module)  # PositionProvider's ranges, several times cheaper
     index = LineIndex(text)
     import_offset = None
     present: set = set()

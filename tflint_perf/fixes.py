@@ -13,28 +13,56 @@ from tflint_perf.diagnostics import NodeEdit
 TENSORFLOW_IMPORT = "import tensorflow as tf"
 
 
-def autotune(model: ModuleModel, settings: Settings) -> Optional[Tuple[str, Tuple[str, ...]]]:
-    """How this module spells ``tf.data.AUTOTUNE``, and any import that spelling needs.
+def autotune(model: ModuleModel, settings: Settings, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """How this module spells ``tf.data.AUTOTUNE`` at ``site``, and any import that spelling needs.
 
-    The module's own name wins (``AUTOTUNE = tf.data.AUTOTUNE``, ``import tensorflow as tf2``);
     ``tf.data.experimental.AUTOTUNE`` is used for ``tf.compat.v1`` aliases and a target
-    TensorFlow version before 2.4. None when no spelling is safe.
+    TensorFlow version before 2.4, where ``tf.data.AUTOTUNE`` does not exist.
     """
+    alias = model.tensorflow_alias()
+    old = (alias is not None and (model.imports.qualified(alias) or "").startswith("tensorflow.compat.v1")) or (
+        settings.target_version is not None and settings.target_version < (2, 4)
+    )
     direct = model.imports.alias_for("tf.data.AUTOTUNE")
-    if direct is not None:
+    if direct is not None and _bound_before(model, direct, site):
+        return direct, ()
+    return tensorflow_api(model, "data.experimental.AUTOTUNE" if old else "data.AUTOTUNE", site)
+
+
+def tensorflow_api(model: ModuleModel, path: str, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """How this module spells ``tf.<path>`` (e.g. ``where``) at ``site``, and any import it needs.
+
+    The module's own name for the API wins (``AUTOTUNE = tf.data.AUTOTUNE``), then its alias for
+    TensorFlow (``tf``, ``tf2``), provided the name is bound before ``site`` runs; otherwise
+    ``import tensorflow as tf`` is added when the file already uses TensorFlow and ``tf`` is free.
+    None when no spelling is safe.
+    """
+    direct = model.imports.alias_for(f"tf.{path}")
+    if direct is not None and _bound_before(model, direct, site):
         return direct, ()
     alias = model.tensorflow_alias()
     if alias is not None:
-        qualified = model.imports.qualified(alias) or ""
-        old = qualified.startswith("tensorflow.compat.v1") or (
-            settings.target_version is not None and settings.target_version < (2, 4)
-        )
-        return (f"{alias}.data.experimental.AUTOTUNE" if old else f"{alias}.data.AUTOTUNE"), ()
+        return (f"{alias}.{path}", ()) if _bound_before(model, alias, site) else None
     if model.imports.is_bound("tf") or "tf" in model.module_values or "tf" in model.module_functions:
         return None
     if not any((model.imports.qualified(name) or "").startswith("tensorflow") for name in _bound_names(model)):
         return None  # the file does not use TensorFlow itself: do not add a dependency
-    return "tf.data.AUTOTUNE", (TENSORFLOW_IMPORT,)
+    return f"tf.{path}", (TENSORFLOW_IMPORT,)
+
+
+def _bound_before(model: ModuleModel, name: str, site: cst.Call) -> bool:
+    """Whether ``name`` is bound by the time ``site`` runs.
+
+    Inside a function it is (module-level names are bound before functions are called, in all
+    but contrived code); at module level every binding of the name must come earlier in the file.
+    """
+    info = model.site_of(site)
+    if info is None:
+        return False
+    if info.function is not None:
+        return True
+    bindings = model.bindings.get(None, {}).get(name, [])
+    return bool(bindings) and all(binding.place.order < info.place.order for binding in bindings)
 
 
 def _bound_names(model: ModuleModel):
@@ -71,25 +99,6 @@ def import_insertion_offset(module: cst.Module, text: str) -> Optional[int]:
 
 def existing_statements(module: cst.Module) -> set:
     return {module.code_for_node(stmt).strip() for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)}
-
-
-def tensorflow_api(model: ModuleModel, path: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
-    """How this module spells ``tf.<path>`` (e.g. ``where``), and any import that spelling needs.
-
-    A direct import of the API wins, then the module's TensorFlow alias; otherwise
-    ``import tensorflow as tf`` is added when the file already uses TensorFlow and ``tf`` is free.
-    """
-    direct = model.imports.alias_for(f"tf.{path}")
-    if direct is not None:
-        return direct, ()
-    alias = model.tensorflow_alias()
-    if alias is not None:
-        return f"{alias}.{path}", ()
-    if model.imports.is_bound("tf") or "tf" in model.module_values or "tf" in model.module_functions:
-        return None
-    if not any((model.imports.qualified(name) or "").startswith("tensorflow") for name in _bound_names(model)):
-        return None
-    return f"tf.{path}", (TENSORFLOW_IMPORT,)
 
 
 def code_in_block(model: ModuleModel, node: cst.CSTNode, blocks: Sequence[cst.CSTNode]) -> str:

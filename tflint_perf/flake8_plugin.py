@@ -22,12 +22,13 @@ import logging
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tflint_perf import __version__
-from tflint_perf.config import ConfigError, Settings, find_config, load_config
-from tflint_perf.discovery import relative_to_root
-from tflint_perf.engine import InternalError, ParseError, check_text, may_have_findings
+from tflint_perf.prefilter import may_have_findings
+
+if TYPE_CHECKING:
+    from tflint_perf.config import ConfigError, Settings
 
 # Under flake8's logger, so the lines show with `flake8 -v` and stay silent otherwise.
 LOG = logging.getLogger("flake8.tflint_perf")
@@ -48,7 +49,9 @@ class Plugin:
 
     def run(self) -> Iterator[Result]:
         text = "".join(self.lines)
-        if not may_have_findings(text):  # before anything else: most files never get further
+        # Before anything else: most files end here, and the engine (LibCST) is imported only for
+        # the others, so having the plugin installed costs a flake8 run next to nothing.
+        if not may_have_findings(text):
             return
         try:
             results = self._check(text)
@@ -59,6 +62,10 @@ class Plugin:
         yield from results
 
     def _check(self, text: str) -> List[Result]:
+        from tflint_perf.config import ConfigError
+        from tflint_perf.discovery import relative_to_root
+        from tflint_perf.engine import InternalError, ParseError, check_text
+
         settings = settings_for(self.filename)
         if isinstance(settings, ConfigError):
             return [(1, 0, f"{CONFIG_ERROR_CODE} tflint-perf configuration error, no TFP checks ran: {settings}",
@@ -67,7 +74,7 @@ class Plugin:
         try:
             diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False)
         except ParseError as problem:
-            LOG.info("tflint-perf: %s skipped: %s", self.filename, problem)
+            LOG.info("tflint-perf did not check %s: %s", self.filename, problem)
             return []
         except InternalError as problem:
             LOG.warning("tflint-perf: internal error on %s, file skipped (please report this): %s",
@@ -77,7 +84,7 @@ class Plugin:
         return [(d.location.row, d.location.column - 1, f"{d.code} {d.message}", type(self)) for d in diagnostics]
 
 
-def settings_for(filename: str) -> Union[Settings, ConfigError]:
+def settings_for(filename: str) -> Union["Settings", "ConfigError"]:
     """The settings for a file: the nearest ``[tool.tflint-perf]`` from the file's directory (the
     working directory for stdin), read once per configuration file and process."""
     directory = Path(filename).parent if filename not in ("-", "stdin") else Path(".")
@@ -88,11 +95,15 @@ def settings_for(filename: str) -> Union[Settings, ConfigError]:
 
 @lru_cache(maxsize=None)
 def _config_for(directory: Path) -> Optional[Path]:
+    from tflint_perf.config import find_config
+
     return find_config(directory)
 
 
 @lru_cache(maxsize=None)
-def _settings(config: Optional[Path], cwd: Path) -> Union[Settings, ConfigError]:
+def _settings(config: Optional[Path], cwd: Path) -> Union["Settings", "ConfigError"]:
+    from tflint_perf.config import ConfigError, load_config
+
     try:
         return load_config(config, root=cwd)
     except ConfigError as problem:

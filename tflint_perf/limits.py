@@ -20,14 +20,14 @@ from typing import Callable, List, Optional, TypeVar
 # Largest source text analysed, in characters. LibCST needs about 0.5 kB of memory per character
 # and parses some 0.1-0.5 MB a second; TensorFlow's largest module (a generated one) is 0.7 MB.
 MAX_SOURCE_CHARS = 2 * 1024 * 1024
-# Deepest nesting analysed, as estimated by ``nesting_depth``. CPython itself refuses more than 200
-# nested brackets, and no file in TensorFlow, Keras or LibCST comes near it (docs/reliability.md).
-MAX_NESTING = 200
+# Deepest expression analysed, as estimated by ``nesting_depth``: ten times the deepest in
+# TensorFlow, Keras and their dependencies; beyond it parsing time and memory grow fast.
+MAX_NESTING = 500
 
 # What the analysis may use inside ``run_deep``: enough for ``MAX_NESTING`` levels of the deepest
 # kind of expression with a margin of about four (measured; see docs/reliability.md).
 _RECURSION_LIMIT = 20_000
-_STACK_BYTES = 512 * 1024 * 1024  # reserved address space; only the pages touched are used
+_STACK_BYTES = 256 * 1024 * 1024  # reserved address space; only the pages touched are used
 
 T = TypeVar("T")
 
@@ -77,9 +77,10 @@ def nesting_depth(text: str, stop_above: Optional[int] = None) -> int:
     """An estimate of how deep LibCST's tree for ``text`` goes, in expression levels.
 
     The estimate is the open brackets plus, for each open bracket and for the statement around
-    them, the links chained there: operators, attribute dots, trailers (``f(x)(y)``, ``a[0][1]``)
-    and implicitly concatenated strings; ``,``, ``;``, ``=`` and the end of a logical line end a
-    chain. One level is one or two nodes of the tree. Stops once the depth exceeds ``stop_above``.
+    them, the links chained there: operators, attribute dots, brackets closed and followed by
+    another trailer (``f(x)(y)``, ``g(x).y``) and implicitly concatenated strings; ``,``, ``;``,
+    ``=`` and the end of a logical line end a chain. One level is one or two nodes of the tree.
+    Stops once the depth exceeds ``stop_above``.
     """
     chained: List[int] = [0]  # per open bracket (and the statement level): links chained so far
     depth = deepest = 0  # open brackets + sum(chained)
@@ -109,7 +110,7 @@ def nesting_depth(text: str, stop_above: Optional[int] = None) -> int:
             after_string = False
             if len(chained) > 1:
                 depth -= chained.pop() + 1
-            if first != "}" and text[match.end():match.end() + 1] in ("(", "["):  # a trailer: one more link
+            if text[match.end():match.end() + 1] in ("(", "[", "."):  # `f(x)(y)`, `a[0][1]`, `g(x).y`
                 chained[-1] += 1
                 depth += 1
             continue

@@ -66,15 +66,17 @@ def _parse(codes: str) -> FrozenSet[str]:
 
 def _comments(text: str) -> Iterator[Tuple[int, str, bool]]:
     """(row, comment text, whether the comment is alone on its line)."""
+    # Rows count "\r\n", "\r" and "\n" alike, as LibCST's positions do (newline=None), and nothing
+    # else (str.splitlines would also split at form feeds).
     try:
         found = [
             (token.start[0], token.string, not token.line[: token.start[1]].strip())
-            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
         found = []
-        for row, line in enumerate(text.splitlines(), start=1):
+        for row, line in enumerate(io.StringIO(text, newline=None).read().split("\n"), start=1):
             if "#" in line:
                 index = line.index("#")
                 found.append((row, line[index:], not line[:index].strip()))

@@ -34,6 +34,7 @@ _ESCAPED = re.compile(r"[ \t]*(?:[%!?]|[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][
 _HELP = re.compile(r"[ \t]*[\w.*\[\]]+\?{1,2}[ \t]*$")
 _INDENT = re.compile(r"[ \t]*")
 _BLANK = re.compile(r"[ \t\n\r]*")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _DECODER = json.JSONDecoder()
 
 
@@ -92,11 +93,11 @@ class Notebook:
 
     @property
     def is_python(self) -> bool:
-        return self.language in (None, "python")
+        return self.language is None or self.language.startswith(("python", "ipython"))
 
     # -- cells to module -------------------------------------------------------------------------
     def _convert(self, index: int, source: str) -> Optional[_Cell]:
-        lines = source.splitlines(keepends=True)
+        lines = _lines(source)
         if not source.strip():
             return None
         first = next(i for i, line in enumerate(lines) if line.strip())
@@ -132,7 +133,7 @@ class Notebook:
         """For each row of a module text made by this notebook (0 unused): (cell number, row in cell)."""
         mapping: List[Optional[Tuple[int, int]]] = [None]
         chunk, row = 0, 0
-        for line in module.splitlines(keepends=True):
+        for line in _lines(module):
             if line == self._marker:
                 chunk, row = chunk + 1, 0
                 mapping.append(None)
@@ -168,7 +169,7 @@ class Notebook:
     def changed_sources(self, module: str) -> Dict[int, str]:
         """Cell index -> new source, for the cells whose text a fix changed."""
         chunks = [""]
-        for line in module.splitlines(keepends=True):
+        for line in _lines(module):
             if line == self._marker:
                 chunks.append("")
             else:
@@ -185,14 +186,14 @@ class Notebook:
         return changed
 
     def _restore(self, cell: _Cell, chunk: str) -> str:
-        lines = chunk.splitlines(keepends=True)
+        lines = _lines(chunk)
         found = self._placeholders(lines)
         if [number for _, number in found] != list(range(len(cell.magics))):
             raise NotebookError(f"a fix changed IPython lines in cell {cell.number}; the fixes were not written")
         if cell.leading_magics:
             # A cell magic must stay the first line, and an import added at the top of a cell
             # belongs after its `!pip install`: lines inserted above the leading magics go below.
-            original = _terminated(cell.python).splitlines(keepends=True)
+            original = _lines(_terminated(cell.python))
             original_end = self._placeholders(original)[cell.leading_magics - 1][0] + 1
             end = found[cell.leading_magics - 1][0] + 1
             steps = difflib.SequenceMatcher(None, original[:original_end], lines[:end], autojunk=False).get_opcodes()
@@ -294,8 +295,14 @@ class _Continuation:
             i += 1
 
 
+def _lines(text: str) -> List[str]:
+    """Lines with their endings, split where Python splits them (not at form feeds, as
+    ``str.splitlines`` does), so rows count as LibCST counts them."""
+    return _LINE.findall(text)
+
+
 def _first_line(text: str) -> str:
-    return next((line.rstrip("\r\n") for line in text.splitlines() if line.strip()), "")
+    return next((line.rstrip("\r\n") for line in _lines(text) if line.strip()), "")
 
 
 def _terminated(text: str) -> str:
@@ -303,7 +310,7 @@ def _terminated(text: str) -> str:
 
 
 def _diff_lines(text: str) -> List[str]:
-    return _terminated(text).splitlines(keepends=True)
+    return _lines(_terminated(text))
 
 
 def _language(document: dict) -> Optional[str]:
@@ -388,7 +395,7 @@ def _encode_source(original: str, source: str, ensure_ascii: bool) -> str:
         separator = "," + opening
     else:
         opening, separator, closing = "", ", ", ""
-    lines = source.splitlines(keepends=True)  # as nbformat splits them
+    lines = _lines(source)
     if not lines:
         return "[]"
     encoded = [known.get(line) or json.dumps(line, ensure_ascii=ensure_ascii) for line in lines]

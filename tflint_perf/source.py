@@ -41,6 +41,20 @@ class SourceFile:
     def encode(self, text: str) -> bytes:
         return text.encode(self.encoding)
 
+    def encode_fixed(self, original: bytes, text: str) -> bytes:
+        """The fixed ``text`` as bytes to write in place of ``original`` (the bytes this was decoded from).
+
+        Raises SourceError rather than change a byte the fix did not touch: some encodings map two
+        byte sequences to one character (cp932, for one), and re-encoding would rewrite them.
+        """
+        try:
+            if self.encode(self.text) != original:
+                raise SourceError(f"the file's {self.encoding} bytes do not survive decoding and re-encoding; "
+                                  "the fix was not written")
+            return self.encode(text)
+        except UnicodeEncodeError as error:
+            raise SourceError(f"the fixed text cannot be written as {self.encoding}: {error}") from None
+
 
 def newline_of(text: str) -> str:
     match = _NEWLINE.search(text)

@@ -31,17 +31,22 @@ def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
     except OSError as error:
         raise WriteError(f"cannot write the fix: {error.strerror or error}") from None
     target = path.resolve()  # write through symlinks, keep the link
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tflint-perf")
+    temporary = None
     try:
+        # In the target's directory, so that the rename cannot cross file systems.
+        descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tflint-perf")
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, stat.S_IMODE(info.st_mode))
         os.replace(temporary, target)
+        temporary = None
     except OSError as error:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
         raise WriteError(f"cannot write the fix: {error.strerror or error}") from None
+    finally:
+        if temporary is not None:  # never leave a temporary file behind, whatever went wrong
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass

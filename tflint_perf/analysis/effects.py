@@ -30,7 +30,9 @@ _NOT_RANDOM = frozenset(
 _STATE_METHODS = frozenset(
     {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
 )
-_GENERATOR_METHODS = frozenset({"uniform", "normal", "truncated_normal", "uniform_full_int", "binomial"})
+_GENERATOR_METHODS = frozenset(
+    {"uniform", "normal", "truncated_normal", "uniform_full_int", "binomial", "make_seeds"}
+)
 # Builtins that neither call back into user code nor keep state.
 _PURE_BUILTINS = frozenset(
     {
@@ -172,7 +174,18 @@ class EffectAnalysis:
             from_module_value = self._effects_of_callable_value(func.value)
             if from_module_value is not None:
                 return from_module_value
+            from_local_value = self._effects_of_local_value(func.value, scope)
+            if from_local_value is not None:
+                return from_local_value
         return Effects(unknown=True)
+
+    def _effects_of_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[Effects]:
+        """A local object being called, e.g. ``augment = keras.Sequential([...])`` in the function
+        that builds the pipeline; only when every binding of the name is such an assignment."""
+        found_scope, bindings = self.model.scope_bindings(name, scope)
+        if found_scope is None or not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
+            return None
+        return _effects_of_values(self.model, [b.value for b in bindings])  # type: ignore[misc]
 
     def _effects_of_callable_value(self, name: str) -> Optional[Effects]:
         """A module-level object being called, e.g. ``augment = keras.Sequential([RandomFlip()])``."""

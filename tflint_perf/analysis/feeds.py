@@ -52,7 +52,9 @@ class Feeds:
         self.model = model
         self.values = ValueKinds(model)
 
-    def per_step_entry(self, feed: cst.BaseExpression, site: CallSite, iteration: Iteration) -> Optional[cst.BaseExpression]:
+    def per_step_entry(
+        self, feed: cst.BaseExpression, site: CallSite, iteration: Iteration
+    ) -> Optional[cst.BaseExpression]:
         """The first fed value that is per-step data, or None."""
         return self._feed(feed, site.function, site.place, site.lambdas, iteration, True, 0)
 

@@ -106,7 +106,8 @@ class HotPaths:
                     continue
                 target = resolve(site.node.args[0].value, site.function)
                 if target is not None:
-                    self._add_root(target, HotContext("tf.function", f"{_callable_name(target)} wrapped in `tf.function`", target))
+                    description = f"{_callable_name(target)} wrapped in `tf.function`"
+                    self._add_root(target, HotContext("tf.function", description, target))
             elif name in ELEMENT_MAPS:
                 arg = argument(site.node, "fn", 0)
                 target = resolve(arg.value, site.function) if arg is not None else None
@@ -117,7 +118,8 @@ class HotPaths:
             if self._is_keras_class(cls, 0):
                 for method_name in sorted(KERAS_GRAPH_METHODS & set(cls.methods)):
                     method = cls.methods[method_name]
-                    self._add_root(method, HotContext("keras", f"`{cls.name}.{method_name}`, which Keras runs as a graph", method))
+                    description = f"`{cls.name}.{method_name}`, which Keras runs as a graph"
+                    self._add_root(method, HotContext("keras", description, method))
 
     def _add_root(self, target: Callable, context: HotContext) -> None:
         if isinstance(target, FunctionInfo) and self._is_python_callback(target):

@@ -44,10 +44,11 @@ PASS_THROUGH = frozenset(
         "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "AlphaDropout", "GaussianDropout",
         "GaussianNoise", "BatchNormalization", "LayerNormalization", "GroupNormalization",
         "UnitNormalization", "Reshape", "Flatten", "Permute", "Lambda", "Concatenate", "Add", "Average",
-        "Maximum", "Minimum", "Multiply", "Subtract", "TimeDistributed", "Bidirectional",
-        "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
+        "Maximum", "Minimum", "Multiply", "Subtract", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
     }
 )
+# Layers whose width is the width of the layer they wrap: marking one marks the wrapped layer.
+WRAPPERS = frozenset({"TimeDistributed", "Bidirectional"})
 HEAD_ACTIVATIONS = frozenset({"softmax", "sigmoid", "log_softmax"})
 HEAD_FUNCTIONS = frozenset(
     {
@@ -152,10 +153,16 @@ class LayerAnalysis:
             if not constructors:
                 self._mark_all_within(item)
                 return True
-            self._marked.update(constructors)
+            self._mark(constructors)
             if not all(self.layer_name(c) in PASS_THROUGH for c in constructors):
                 return True
         return False
+
+    def _mark(self, constructors: List[cst.Call]) -> None:
+        for constructor in constructors:
+            if self.layer_name(constructor) in WRAPPERS:
+                self._mark_all_within(constructor)
+            self._marked.add(constructor)
 
     def _trace(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
                lambdas: Tuple[cst.Lambda, ...], depth: int, returned: bool = False) -> None:
@@ -188,7 +195,7 @@ class LayerAnalysis:
     def _trace_call(self, call: cst.Call, scope, place, lambdas, depth: int, returned: bool) -> None:
         constructors = self._constructors(call.func, scope, place, lambdas, applied=True)
         if constructors:
-            self._marked.update(constructors)
+            self._mark(constructors)
             if any(self.layer_name(c) in PASS_THROUGH for c in constructors):
                 for arg in call.args:
                     if arg.keyword is None:

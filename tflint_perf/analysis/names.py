@@ -8,6 +8,7 @@ rule compares strings and never cares how the user imported things.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Dict, Optional
 
 import libcst as cst
@@ -63,6 +64,7 @@ _MOVED_PREFIXES = (
 TRACKED_ROOTS = ("tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm")
 
 
+@lru_cache(maxsize=4096)  # a pure function of the string, asked for again and again
 def canonical_name(qualified: str) -> str:
     """Reduce a fully qualified dotted name to its canonical TensorFlow/Keras spelling."""
     name = _EXACT.get(qualified)

@@ -70,6 +70,7 @@ _INSPECTION_CALLS = frozenset(
 _MAX_STATES = 32
 _MAX_OPS = 64
 _MAX_ROUNDS = 5
+_MAX_REPEATED_LOOPS = 4
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,11 @@ def join_envs(a: Env, b: Env) -> Env:
     for name, value in b.items():
         merged[name] = join(merged.get(name), value)
     return merged
+
+
+def _same_env(a: Env, b: Env) -> bool:
+    """Equal as environments: a name bound to None (unknown) is the same as an unbound one."""
+    return {k: v for k, v in a.items() if v is not None} == {k: v for k, v in b.items() if v is not None}
 
 
 def maximal(states: Sequence[State]) -> List[State]:
@@ -368,6 +374,7 @@ class _Run:
         self.env = env
         self.returns: Value = None
         self.param_consumptions: List[Consumption] = []
+        self._loop_depth = 0
 
     # -- entry points ---------------------------------------------------------------------------
     def run_module(self) -> Env:
@@ -391,6 +398,13 @@ class _Run:
         statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
         self.run_block(statements)  # type: ignore[arg-type]
         return Summary(self.returns, tuple(self.param_consumptions))
+
+    def _loop_passes(self) -> int:
+        """How often to interpret the loop being entered: twice (a second iteration sees what the
+        first assigned), once when nested deeper than _MAX_REPEATED_LOOPS (each level doubling the
+        work of those inside it would be exponential)."""
+        self._loop_depth += 1
+        return 2 if self._loop_depth <= _MAX_REPEATED_LOOPS else 1
 
     # -- statements -----------------------------------------------------------------------------
     def run_block(self, statements: Sequence[cst.CSTNode]) -> None:
@@ -422,9 +436,13 @@ class _Run:
             element = _element_of(iterated)
             before = self.env
             env = dict(before)
-            for _ in range(2):
-                env = self._branch(_block(node.body), self._bind_target_env(node.target, element, env))
-                env = join_envs(before, env)
+            for _ in range(self._loop_passes()):
+                entry = self._bind_target_env(node.target, element, env)
+                after = join_envs(before, self._branch(_block(node.body), entry))
+                env, settled = after, _same_env(env, after)
+                if settled:
+                    break
+            self._loop_depth -= 1
             self.env = env
             if node.orelse:
                 self.run_statement(node.orelse)
@@ -432,8 +450,12 @@ class _Run:
             self.eval(node.test)
             before = self.env
             env = dict(before)
-            for _ in range(2):
-                env = join_envs(before, self._branch(_block(node.body), env))
+            for _ in range(self._loop_passes()):
+                after = join_envs(before, self._branch(_block(node.body), env))
+                env, settled = after, _same_env(env, after)
+                if settled:
+                    break
+            self._loop_depth -= 1
             self.env = env
             if node.orelse:
                 self.run_statement(node.orelse)

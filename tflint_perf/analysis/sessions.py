@@ -78,7 +78,9 @@ class Sessions:
         callee = self.model.call_graph.callee(call)
         if callee is not None:
             verdicts = [
-                self._judge(r.node.value, callee, r.place, (), depth + 1) for r in callee.returns if r.node.value is not None
+                self._judge(r.node.value, callee, r.place, (), depth + 1)
+                for r in callee.returns
+                if r.node.value is not None
             ]
             return _all_or_none(verdicts)
         root = _root_name(func)

@@ -109,7 +109,8 @@ class ValueKinds:
                 return self.kind(value.elements[index].value, binding.scope, binding.place, depth=depth)
             return UNKNOWN
         if binding.kind == "param":
-            if value is not None and literal_value(value) and not (isinstance(value, cst.Name) and value.value == "None"):
+            is_none = isinstance(value, cst.Name) and value.value == "None"
+            if value is not None and literal_value(value) and not is_none:
                 return PYTHON
             return UNKNOWN
         if binding.kind == "for" and isinstance(value, cst.Call) and isinstance(value.func, cst.Name):

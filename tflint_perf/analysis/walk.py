@@ -40,6 +40,7 @@ class _Plan:
 
 _DISPATCH = ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute")
 _PLANS: Dict[Type[cst.CSTVisitor], Dict[type, _Plan]] = {}
+_NODE_TYPES: Dict[type, bool] = {}
 _ORDERS: Dict[type, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {}
 
 
@@ -64,16 +65,25 @@ def _walk(node: cst.CSTNode, visitor: cst.CSTVisitor, plans: Dict[type, _Plan]) 
             if enter is not None:
                 enter(visitor, node)
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                _walk(value, visitor, plans)
-            elif isinstance(value, (tuple, list)):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for child in value:
-                    if isinstance(child, cst.CSTNode):
+                    if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)):
                         _walk(child, visitor, plans)
+            elif _NODE_TYPES.get(kind) or _is_node_type(kind):
+                _walk(value, visitor, plans)
             if leave is not None:
                 leave(visitor, node)
     if plan.leave is not None:
         plan.leave(visitor, node)
+
+
+def _is_node_type(kind: type) -> bool:
+    # isinstance(x, cst.CSTNode) goes through ABCMeta, and this question is asked for every child.
+    is_node = _NODE_TYPES.get(kind)
+    if is_node is None:
+        is_node = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return is_node
 
 
 def _plan(visitor_type: Type[cst.CSTVisitor], node: cst.CSTNode) -> _Plan:

@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
@@ -142,14 +143,18 @@ def run_variant(kind: str, source: str, filename: str, rewrites_off: Sequence[st
                 stdout=subprocess.PIPE, stderr=errors, text=True, env=child_environment(),
             )
             assert process.stdout is not None
-            for line in process.stdout:
-                if progress is not None:
-                    progress.update(line.strip())
+            watchdog = threading.Timer(VARIANT_TIMEOUT_S, process.kill)  # a hung program must not hang the bench
+            watchdog.start()
             try:
-                code = process.wait(timeout=VARIANT_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                raise VariantError(f"{filename} ran longer than {VARIANT_TIMEOUT_S} s") from None
+                for line in process.stdout:
+                    if progress is not None:
+                        progress.update(line.strip())
+                code = process.wait()
+            finally:
+                timed_out = not watchdog.is_alive()
+                watchdog.cancel()
+            if timed_out:
+                raise VariantError(f"{filename} ran longer than {VARIANT_TIMEOUT_S} s and was stopped")
             if code != 0 or not result_path.exists():
                 errors.seek(0)
                 tail = "\n".join(errors.read().strip().splitlines()[-8:])
@@ -187,7 +192,7 @@ def run_scenario(scenario: Scenario, options: BenchOptions, environment: Environ
         return [record(variant, "defaults", [], None, NEEDS_GPU, "the effect shows only on a GPU; none is visible",
                        after.origin) for variant in ("before", "after")]
     records = []
-    for rewrites_off in _rewrite_settings(scenario, options):
+    for rewrites_off in rewrite_settings(scenario, options):
         label = "defaults" if not rewrites_off else "off: " + ", ".join(rewrites_off)
         outcomes = {}
         try:
@@ -210,7 +215,7 @@ def run_scenario(scenario: Scenario, options: BenchOptions, environment: Environ
     return records
 
 
-def _rewrite_settings(scenario: Scenario, options: BenchOptions) -> List[List[str]]:
+def rewrite_settings(scenario: Scenario, options: BenchOptions) -> List[List[str]]:
     settings = []
     if "defaults" in options.rewrites:
         settings.append([])
@@ -241,4 +246,4 @@ def run_bench(scenarios: Sequence[Scenario], options: BenchOptions, environment:
 def variant_count(scenarios: Sequence[Scenario], options: BenchOptions, environment: Environment) -> int:
     """How many worker processes a bench run starts (for the progress display)."""
     runnable = [s for s in scenarios if not s.needs_gpu or environment.gpu or options.run_gpu_scenarios_anyway]
-    return sum(2 * len(_rewrite_settings(s, options)) for s in runnable)
+    return sum(2 * len(rewrite_settings(s, options)) for s in runnable)

@@ -8,6 +8,7 @@ and reports throughput and whether the elements are identical. The file on disk 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import json
@@ -19,13 +20,14 @@ import traceback
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from tflint_perf.config import ConfigError, find_config, load_config
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.engine import InternalError, ParseError, check_text
 from tflint_perf.fixer import fix_text
 from tflint_perf.harness.dependency import import_tensorflow
+from tflint_perf.harness.synthetic import synthetic_sources
 from tflint_perf.source import SourceError, SourceFile
 
 
@@ -101,6 +103,26 @@ def load_module(text: str, path: Path, name: str) -> types.ModuleType:
     return module
 
 
+def check_defined(text: str, path: Path, dotted: str) -> None:
+    """Fail before running any code when the file never binds FUNCTION's first name at top level."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise VerifyError(f"{path}: syntax error at line {error.lineno}: {error.msg}") from None
+    names = set()
+    for node in ast.walk(tree):  # any binding anywhere counts: a wrong guess only defers the error to runtime
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return  # a star import may bind anything
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    if dotted.split(".")[0] not in names:
+        raise VerifyError(f"{path} has no `{dotted}`")
+
+
 def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[[], Any]:
     value: Any = module
     for part in dotted.split("."):
@@ -110,60 +132,6 @@ def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[[], Any
     if not callable(value):
         raise VerifyError(f"`{dotted}` in {module.__file__} is not a function")
     return value
-
-
-@contextlib.contextmanager
-def synthetic_sources(tf, counter: List[int]) -> Iterator[None]:
-    """Replace the data given to ``from_tensor_slices`` / ``from_tensors`` with random data of the
-    same shapes and dtypes (and value ranges). The n-th source made gets seed n, so the original
-    and the fixed pipeline see the same synthetic data."""
-    import numpy as np
-
-    dataset_class = tf.data.Dataset
-    originals = {name: dataset_class.__dict__[name] for name in ("from_tensor_slices", "from_tensors")}
-
-    def replacing(original):
-        function = original.__func__ if isinstance(original, staticmethod) else original
-
-        def make(tensors, *args, **kwargs):
-            rng = np.random.default_rng(counter[0])
-            counter[0] += 1
-            return function(_map_leaves(tensors, lambda leaf: _random_like(np.asarray(leaf), rng)), *args, **kwargs)
-
-        return staticmethod(make)
-
-    for name, original in originals.items():
-        setattr(dataset_class, name, replacing(original))
-    try:
-        yield
-    finally:
-        for name, original in originals.items():
-            setattr(dataset_class, name, original)
-
-
-def _map_leaves(value: Any, function: Callable[[Any], Any]) -> Any:
-    """tf.data's structure rules: tuples and dicts nest; anything else (lists too) is one tensor."""
-    if isinstance(value, dict):
-        return type(value)((key, _map_leaves(item, function)) for key, item in value.items())
-    if isinstance(value, tuple):
-        items = [_map_leaves(item, function) for item in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    return function(value)
-
-
-def _random_like(array, rng):
-    import numpy as np
-
-    if array.size == 0:
-        return array
-    if array.dtype == np.bool_:
-        return rng.random(array.shape) < 0.5
-    if np.issubdtype(array.dtype, np.integer):
-        return rng.integers(array.min(), array.max(), size=array.shape, endpoint=True).astype(array.dtype)
-    if np.issubdtype(array.dtype, np.floating):
-        low, high = float(array.min()), float(array.max())
-        return rng.uniform(low, high, size=array.shape).astype(array.dtype) if high > low else array.copy()
-    return array  # strings and other kinds stay as they are
 
 
 class Pipeline:
@@ -259,6 +227,7 @@ def verify(target: str, options: VerifyOptions, out=None, err=None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
     path, function_name = parse_target(target)
     original, fixed, applied, remaining = fixed_source(path, options.unsafe_fixes)
+    check_defined(original, path, function_name)
     if not applied:
         unsafe_left = [d for d in remaining if d.fix is not None]
         hint = f" ({len(unsafe_left)} more with --unsafe-fixes)" if unsafe_left and not options.unsafe_fixes else ""

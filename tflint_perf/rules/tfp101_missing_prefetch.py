@@ -140,7 +140,7 @@ in different ops on different branches, the finding is reported without a fix.
     def _fix(self, context: RuleContext, last: cst.Call, endings: int):
         if endings != 1:
             return None  # different branches end in different ops: no single place to append
-        spelling = autotune(context.model, context.settings)
+        spelling = autotune(context.model, context.settings, last)
         if spelling is None:
             return None
         value, imports = spelling

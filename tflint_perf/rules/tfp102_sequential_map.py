@@ -130,7 +130,7 @@ batch instead. A map that must stay sequential to save memory can say so with
             yield self.finding(message, call_method_span(call), call, self._fix(context, call, safe))
 
     def _fix(self, context: RuleContext, call: cst.Call, safe: bool):
-        spelling = autotune(context.model, context.settings)
+        spelling = autotune(context.model, context.settings, call)
         edit = add_keyword_argument(call, "num_parallel_calls", spelling[0]) if spelling else None
         if spelling is None or edit is None:
             return None

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, ModuleModel
 from tflint_perf.analysis.pipelines import Op, State, argument, maximal
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import code_in_block
+from tflint_perf.chain_edits import move_before
+from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 # Ops that may sit between the first random op and the cache without the move changing what is cached.
@@ -173,7 +172,8 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
     def _is_random(self, context: RuleContext, op: Op) -> bool:
         if op.name == "shuffle":
             reshuffle = argument(op.call, "reshuffle_each_iteration", 2)
-            return not (reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False")
+            fixed_order = reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False"
+            return not fixed_order
         if op.name in ("map", "map_with_legacy_function"):
             function = argument(op.call, "map_func", 0)
             if function is None:
@@ -212,10 +212,7 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         between = next(iter(spans))[1:-1]
         if any(op.name not in _MOVABLE_PAST and not self._is_random(context, op) for op in between):
             return None  # e.g. a deterministic map: moving the cache before it would stop caching its work
-        if not isinstance(first.func, cst.Attribute) or not isinstance(cache.func, cst.Attribute) or cache.lpar:
-            return None
-        model = context.model
-        edits = _chain_edits(model, first, cache) or _statement_edits(model, first, cache)
+        edits = move_before(context.model, cache, first)
         if edits is None:
             return None
         return FixPlan(UNSAFE, "Move `cache()` before the first random transformation", edits)
@@ -223,179 +220,3 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
 
 def _index(state: State, call: cst.Call) -> int:
     return next(i for i, op in enumerate(state.ops) if op.call is call)
-
-
-def _spine(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
-    """``a.b(x).c(y)`` -> the receivers along the method chain, outermost first."""
-    nodes = []
-    while True:
-        nodes.append(expr)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            expr = expr.func.value
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            return nodes
-
-
-def _cache_suffix(model: ModuleModel, cache: cst.Call) -> str:
-    """``.cache(args)`` as written, without any line break before the dot."""
-    code = model.module.code_for_node(cache)
-    func = model.module.code_for_node(cache.func)
-    return "." + cache.func.attr.value + code[len(func):].lstrip()  # type: ignore[union-attr]
-
-
-def _chain_edits(model: ModuleModel, first: cst.Call, cache: cst.Call) -> Optional[Tuple[NodeEdit, ...]]:
-    """Both ops in one method chain: rebuild the chain with the cache moved before ``first``.
-
-    In a multi-line chain a trailing comment belongs to the line before the next dot and a
-    full-line comment to the line after it, so the whitespace before each moved dot is split and
-    re-joined to keep every comment on the line of the op it was written for.
-    """
-    site = model.site_of(cache)
-    top = _chain_top(site.statement) if site is not None else None
-    spine = _spine(top) if top is not None else []
-    if not any(node is cache for node in spine) or not any(node is first for node in spine):
-        return None
-    cache_index = next(i for i, node in enumerate(spine) if node is cache)
-    first_index = next(i for i, node in enumerate(spine) if node is first)
-    if first_index <= cache_index:
-        return None
-    ops = spine[cache_index: first_index + 1]  # cache, O_k, ..., O_1, first (outermost first)
-    after = spine[cache_index - 1] if cache_index > 0 else None
-    after = after if isinstance(after, cst.Call) and isinstance(after.func, cst.Attribute) else None
-    if any(not isinstance(op, cst.Call) or not isinstance(op.func, cst.Attribute) or op.lpar for op in ops):
-        return None
-    dot = {id(op): op.func.dot for op in ops + ([after] if after is not None else [])}  # type: ignore[union-attr]
-    dot_cache, dot_first = dot[id(cache)], dot[id(first)]
-    if after is not None:
-        dot_after = dot[id(after)]
-        moved = _rejoin(dot_first, dot_cache), _rejoin(dot_after, dot_first), _rejoin(dot_cache, dot_after)
-    else:
-        if _trailing_comment(dot_cache):
-            return None  # the comment of the op before the cache would end up on another line
-        moved = _rejoin(dot_first, dot_cache), _rejoin(dot_cache, dot_first), None
-    if any(d is None for d in moved[:2]) or (after is not None and moved[2] is None):
-        return None
-    new_cache_dot, new_first_dot, new_after_dot = moved
-    before_first = first.func.value  # type: ignore[union-attr]
-    rebuilt: cst.BaseExpression = cache.with_changes(
-        func=cache.func.with_changes(value=before_first, dot=new_cache_dot)  # type: ignore[union-attr]
-    )
-    for op in reversed(ops[1:]):  # first, O_1, ..., O_k
-        changes = {"value": rebuilt}
-        if op is first:
-            changes["dot"] = new_first_dot
-        rebuilt = op.with_changes(func=op.func.with_changes(**changes))  # type: ignore[union-attr]
-    replaced: cst.Call = cache
-    if after is not None:
-        rebuilt = after.with_changes(func=after.func.with_changes(value=rebuilt, dot=new_after_dot))  # type: ignore[union-attr]
-        replaced = after
-    # A node's position excludes its own parentheses, so its replacement must too.
-    text = code_in_block(model, rebuilt.with_changes(lpar=[], rpar=[]), site.place.blocks if site is not None else ())
-    return (NodeEdit(replaced, "replace", text),)
-
-
-def _chain_top(statement: Optional[cst.SimpleStatementLine]) -> Optional[cst.BaseExpression]:
-    if statement is None or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if isinstance(small, (cst.Assign, cst.Expr, cst.Return, cst.AnnAssign, cst.AugAssign)):
-        return small.value
-    return None
-
-
-def _trailing_comment(dot: cst.Dot) -> bool:
-    ws = dot.whitespace_before
-    return isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None
-
-
-def _rejoin(trail_from: cst.Dot, lead_from: cst.Dot) -> Optional[cst.Dot]:
-    """A dot whose line break carries the trailing comment of ``trail_from``'s and the full-line
-    comments and indentation of ``lead_from``'s. None when one breaks the line and the other does not."""
-    trail, lead = trail_from.whitespace_before, lead_from.whitespace_before
-    if isinstance(trail, cst.ParenthesizedWhitespace) and isinstance(lead, cst.ParenthesizedWhitespace):
-        return lead_from.with_changes(whitespace_before=lead.with_changes(first_line=trail.first_line))
-    if isinstance(trail, cst.SimpleWhitespace) and isinstance(lead, cst.SimpleWhitespace):
-        return lead_from
-    return None
-
-
-def _statement_edits(model: ModuleModel, first: cst.Call, cache: cst.Call) -> Optional[Tuple[NodeEdit, ...]]:
-    """The ops in straight-line ``ds = ds.op(...)`` statements of one block."""
-    first_site, cache_site = model.site_of(first), model.site_of(cache)
-    if first_site is None or cache_site is None or first_site.function is not cache_site.function:
-        return None
-    statements = _statements_between(model, first_site, cache_site)
-    if statements is None:
-        return None
-    name = _assigned_name(statements[0])
-    first_assign = statements[0].body[0]
-    if name is None or not any(node is first for node in _spine(first_assign.value)):  # type: ignore[attr-defined]
-        return None
-    for statement in statements[1:]:
-        if _assigned_name(statement) != name or not _rooted_at(statement.body[0].value, name):  # type: ignore[attr-defined]
-            return None
-    suffix = _cache_suffix(model, cache)
-    before_first = first.func.value  # type: ignore[union-attr]
-    cache_assign = statements[-1].body[0]
-    sole_op = cache_assign.value is cache and _is_name(cache.func.value, name)  # type: ignore[attr-defined,union-attr]
-    if not sole_op:
-        # `ds = ds.cache().batch(2)`: drop `.cache()` there and insert it before the random op;
-        # no line moves, so comments stay where they are.
-        return (
-            NodeEdit(before_first, "after", suffix),
-            NodeEdit(cache, "replace", code_in_block(model, cache.func.value, cache_site.place.blocks)),  # type: ignore[union-attr]
-        )
-    # `ds = ds.cache()` on its own line: the lines from the random op's down to it rotate by one.
-    if any(_has_comment(s) for s in statements[1:]) or _has_trailing_comment(statements[0]):
-        return None
-    before_text = model.module.code_for_node(before_first)
-    if "\n" in before_text or "\r" in before_text:
-        return None
-    texts = [f"{name} = {before_text}{suffix}"]
-    blocks = first_site.place.blocks
-    texts.append(code_in_block(model, first_assign.deep_replace(before_first, cst.Name(name)), blocks))
-    texts.extend(code_in_block(model, s.body[0], blocks) for s in statements[1:-1])
-    return tuple(NodeEdit(s.body[0], "replace", text) for s, text in zip(statements, texts))
-
-
-def _statements_between(model: ModuleModel, first_site: CallSite, cache_site: CallSite):
-    first_line, cache_line = first_site.statement, cache_site.statement
-    if first_line is None or cache_line is None or first_site.place.blocks != cache_site.place.blocks:
-        return None
-    body = first_site.place.blocks[-1].body if first_site.place.blocks else model.module.body
-    if not isinstance(body, (list, tuple)):
-        return None
-    indexes = [i for i, s in enumerate(body) if s is first_line or s is cache_line]
-    if len(indexes) != 2:
-        return None
-    statements = list(body[indexes[0]: indexes[1] + 1])
-    if statements[0] is not first_line or not all(isinstance(s, cst.SimpleStatementLine) for s in statements):
-        return None
-    return statements
-
-
-def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
-    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
-        return None
-    assign = statement.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return None
-    return assign.targets[0].target.value
-
-
-def _rooted_at(expr: cst.BaseExpression, name: str) -> bool:
-    return _is_name(_spine(expr)[-1], name)
-
-
-def _is_name(expr: cst.BaseExpression, name: str) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == name
-
-
-def _has_trailing_comment(statement: cst.SimpleStatementLine) -> bool:
-    return statement.trailing_whitespace.comment is not None
-
-
-def _has_comment(statement: cst.SimpleStatementLine) -> bool:
-    return _has_trailing_comment(statement) or any(line.comment is not None for line in statement.leading_lines)

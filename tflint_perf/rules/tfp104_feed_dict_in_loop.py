@@ -42,10 +42,15 @@ The receiver must be a session: bound to `tf.Session()` / `tf.compat.v1.Session(
 `InteractiveSession` / `MonitoredTrainingSession` (by assignment, `with ... as sess:` or
 `self.sess = ...`), or, when nothing in the file binds it, named like `sess` or `session`.
 
+A fed value is per-step data when it changes from one iteration to the next: it is computed in
+the loop (`X[i:i + B]`, `next_batch()`), bound in the loop body or as the loop's target, or, for a
+`run` in a function called from a loop, bound in that function (parameters included).
+
 Not reported: feeds of only Python values and hyperparameters (literals, names bound to numbers
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
-`is_training`, `step`); calls outside loops (one-off evaluation); calls whose only loops count
-epochs (`for epoch in range(n)`: once-per-epoch evaluation); initializer runs
+`is_training`, `step`); values bound once before the loop (a `validate_feed` built before
+training and fed every 1,000 steps); calls outside loops (one-off evaluation); calls whose only
+loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation); initializer runs
 (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files.
 """
     why_bad = """
@@ -69,9 +74,15 @@ with tf.Session() as sess:
     use_instead = """
 import tensorflow.compat.v1 as tf
 
-ds = tf.data.Dataset.from_tensor_slices((X, Y)).batch(B).repeat().prefetch(tf.data.AUTOTUNE)
-xb, yb = tf.data.make_one_shot_iterator(ds).get_next()  # build the model on xb, yb
+# Placeholders feed the arrays once; a one-shot iterator over the arrays themselves would
+# embed them in the graph as constants, which makes every step slower.
+x_all = tf.placeholder(X.dtype, X.shape)
+y_all = tf.placeholder(Y.dtype, Y.shape)
+ds = tf.data.Dataset.from_tensor_slices((x_all, y_all)).batch(B).repeat().prefetch(tf.data.AUTOTUNE)
+iterator = tf.data.make_initializable_iterator(ds)
+xb, yb = iterator.get_next()  # build the model on xb, yb
 with tf.Session() as sess:
+    sess.run(iterator.initializer, feed_dict={x_all: X, y_all: Y})
     for i in range(steps):
         sess.run(train_op)
 """
@@ -81,14 +92,16 @@ the iterator's tensors instead of placeholders), which is a design change for th
 """
     known_problems = """
 A feed built by a function from another module, or passed in as a parameter, cannot be seen and
-is not reported. Full-batch training written as `for epoch in range(n): sess.run(train_op,
-feed_dict={x: X, y: Y})` is treated like per-epoch evaluation and not reported.
+is not reported. Feeding the same whole arrays on every step (full-batch training,
+`for i in range(n): sess.run(train_op, feed_dict={x: X, y: Y})`) copies them every time too, but
+is not reported: the values are bound before the loop, like a periodic validation feed.
 """
     references = (
-        "[TensorFlow 1 performance guide: Input pipeline]"
-        "(https://github.com/tensorflow/docs/blob/master/site/en/r1/guide/performance/overview.md#input-pipeline)",
+        "[TensorFlow 1 performance guide (input pipeline)]"
+        "(https://github.com/tensorflow/docs/blob/master/site/en/r1/guide/performance/overview.md)",
         "[tf.data: Build TensorFlow input pipelines](https://www.tensorflow.org/guide/data)",
-        "[Migrate from feed_dict to tf.data](https://www.tensorflow.org/guide/migrate/migrating_feed_dict)",
+        "[Better performance with the tf.data API](https://www.tensorflow.org/guide/data_performance)",
+        "[Migrate to TensorFlow 2](https://www.tensorflow.org/guide/migrate/migrate_tf2)",
     )
 
     valid = (
@@ -117,6 +130,13 @@ feed_dict={x: X, y: Y})` is treated like per-epoch evaluation and not reported.
         ),
         # No feed.
         Valid(_TF1 + "with tf.Session() as sess:\n    for step in range(100):\n        sess.run(train_op)\n"),
+        # Values bound once before the loop: a feedable iterator's handle, a periodic validation feed.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    train_handle = sess.run(train_iterator.string_handle())\n"
+            "    validate_feed = {x: x_val, y: y_val}\n    for i in range(10000):\n"
+            "        sess.run(train_op, feed_dict={handle: train_handle})\n        if i % 1000 == 0:\n"
+            "            print(sess.run(accuracy, feed_dict=validate_feed))\n"
+        ),
     )
     invalid = (
         Invalid(

@@ -79,8 +79,7 @@ count) is not checked: it comes from the data, not from a literal in the layer.
 """
     references = (
         "[Mixed precision guide: GPU performance tips](https://www.tensorflow.org/guide/mixed_precision#gpu_performance_tips)",
-        "[Optimize TensorFlow GPU performance: Tensor Cores]"
-        "(https://www.tensorflow.org/guide/gpu_performance_analysis#3_utilize_tensor_cores)",
+        "[Optimize TensorFlow GPU performance](https://www.tensorflow.org/guide/gpu_performance_analysis)",
         "[NVIDIA: Linear/Fully-Connected Layers User's Guide]"
         "(https://docs.nvidia.com/deeplearning/performance/dl-performance-fully-connected/index.html)",
         "[NVIDIA: Convolutional Layers User's Guide]"

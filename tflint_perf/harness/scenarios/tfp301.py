@@ -51,7 +51,7 @@ SCENARIO = Scenario(
     ),
     fix_safety="unsafe",
     equivalence="architecture_change",
-    quick={"SAMPLES": 256, "FEATURES": 32, "BATCH": 64},
+    quick={"SAMPLES": 64, "FEATURES": 16, "BATCH": 32},
     needs_gpu=True,
     meaning=(
         "Tensor cores work on tiles whose sides are multiples of 8 in 16-bit math: the aligned widths do more "

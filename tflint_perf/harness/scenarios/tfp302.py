@@ -46,7 +46,7 @@ SCENARIO = Scenario(
     after=edit(BEFORE, "batch_size=1020", "batch_size=1024"),
     fix_safety="unsafe",
     equivalence="batch_size_change",
-    quick={"SAMPLES": 2040, "FEATURES": 32},
+    quick={"SAMPLES": 1020, "FEATURES": 16},
     needs_gpu=True,
     meaning=(
         "The batch size is a dimension of every dense layer's matrix multiplies; an aligned batch fills tensor-core "

@@ -1,0 +1,443 @@
+"""How fast tflint-perf is at repository scale, against flake8 on the same trees.
+
+Run it in an environment that has TensorFlow, Keras, flake8 and tflint-perf installed (TensorFlow is
+needed only for its source files; nothing here imports it):
+
+    python3 -m venv /tmp/benchenv
+    /tmp/benchenv/bin/pip install tensorflow-cpu flake8 -e .
+    /tmp/benchenv/bin/python benchmarks/lint_speed.py --runs 3
+
+What it measures, each several times (medians of wall-clock and CPU seconds, children included):
+
+- the TensorFlow-heavy tree: the installed ``tensorflow`` and ``keras`` packages' own ``.py`` files,
+  copied to a work directory (``site-packages`` is excluded by default, and one file gets touched):
+  ``flake8`` with its default plugins (pycodestyle, pyflakes, mccabe; the TFP plugin hidden), and
+  ``tflint-perf check`` cold (empty cache), warm (nothing changed), after touching one file, and
+  without the cache;
+- a tree without TensorFlow (pip's sources): ``flake8`` without and with the TFP plugin;
+- the editor path: ``flake8`` on one 1,000-line training script, without and with the plugin, and
+  the plugin's own time on it measured in-process.
+
+Both tools run with their default parallelism (one process per CPU). The goals it reports against are
+in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+# flake8 finds plugins through entry points, and an installed plugin cannot be switched off from the
+# command line. This runs flake8 with every plugin but tflint-perf's.
+FLAKE8_WITHOUT_TFP = textwrap.dedent(
+    """\
+    import sys
+    from flake8.plugins import finder
+    _found = finder._find_importlib_plugins
+    finder._find_importlib_plugins = lambda: (p for p in _found() if p.package != "tflint-perf")
+    from flake8.main.cli import main
+    sys.exit(main())
+    """
+)
+
+
+class Timing:
+    def __init__(self, label: str, walls: List[float], cpus: List[float]) -> None:
+        self.label = label
+        self.walls = walls
+        self.cpus = cpus
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus)
+
+    def row(self) -> str:
+        spread = f"{min(self.walls):.2f}-{max(self.walls):.2f}" if len(self.walls) > 1 else ""
+        return f"  {self.label:<52} {self.wall:8.2f} s wall {self.cpu:8.2f} s CPU   (wall range {spread}, n={len(self.walls)})"
+
+
+def timed(command: Sequence[str], cwd: Path, env: Optional[Dict[str, str]] = None) -> Tuple[float, float]:
+    """Wall and CPU seconds (user + system, with every child process) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    completed = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({completed.returncode}):\n{completed.stderr.decode()[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure(label: str, runs: int, command: Sequence[str], cwd: Path, before: Callable[[int], None] = lambda run: None,
+            env: Optional[Dict[str, str]] = None) -> Timing:
+    walls, cpus = [], []
+    for run in range(runs):
+        before(run)
+        wall, cpu = timed(command, cwd, env)
+        walls.append(wall)
+        cpus.append(cpu)
+    timing = Timing(label, walls, cpus)
+    print(timing.row(), flush=True)
+    return timing
+
+
+def package_dir(name: str) -> Optional[Path]:
+    spec = importlib.util.find_spec(name)  # finds without importing
+    if spec is None or not spec.origin:
+        return None
+    return Path(spec.origin).parent
+
+
+def copy_sources(source: Path, target: Path) -> None:
+    """Copy the .py files of a package (once; a copy with the same file count is reused)."""
+    files = sorted(p for p in source.rglob("*.py") if p.is_file())
+    if target.is_dir() and sum(1 for _ in target.rglob("*.py")) == len(files):
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    for path in files:
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination)
+
+
+def tree_size(root: Path) -> Tuple[int, int, int]:
+    files = lines = marked = 0
+    for path in root.rglob("*.py"):
+        data = path.read_bytes()
+        files += 1
+        lines += data.count(b"\n")
+        marked += b"tensorflow" in data or b"keras" in data
+    return files, lines, marked
+
+
+def version_of(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def plugin_installed() -> bool:
+    return any(ep.name == "TFP" for ep in importlib.metadata.entry_points(group="flake8.extension"))
+
+
+def training_script(lines: int = 1000) -> str:
+    """A realistic TF2 training script of about ``lines`` lines: pipelines, models, a custom loop, callbacks."""
+    header = textwrap.dedent(
+        """\
+        \"\"\"Train image classifiers on TFRecord shards (benchmark input for the editor path).\"\"\"
+        import argparse
+        import functools
+        import os
+
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow import keras
+        from tensorflow.keras import layers
+
+        AUTOTUNE = tf.data.AUTOTUNE
+        """
+    )
+    block = textwrap.dedent(
+        """\
+
+
+        def parse_{n}(record):
+            features = {{
+                "image": tf.io.FixedLenFeature([], tf.string),
+                "label": tf.io.FixedLenFeature([], tf.int64),
+            }}
+            example = tf.io.parse_single_example(record, features)
+            image = tf.io.decode_jpeg(example["image"], channels=3)
+            image = tf.image.resize(image, [224, 224]) / 255.0
+            return image, example["label"]
+
+
+        def augment_{n}(image, label):
+            image = tf.image.random_flip_left_right(image)
+            image = tf.image.random_brightness(image, 0.1)
+            return image, label
+
+
+        def make_dataset_{n}(pattern, batch_size, training):
+            files = tf.data.Dataset.list_files(pattern, shuffle=training)
+            ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)
+            ds = ds.map(parse_{n})
+            if training:
+                ds = ds.shuffle(10_000).map(augment_{n})
+            ds = ds.batch(batch_size)
+            return ds
+
+
+        def build_model_{n}(num_classes):
+            inputs = keras.Input(shape=(224, 224, 3))
+            x = layers.Conv2D(30, 3, activation="relu")(inputs)
+            x = layers.MaxPooling2D()(x)
+            x = layers.Conv2D(64, 3, activation="relu")(x)
+            x = layers.GlobalAveragePooling2D()(x)
+            x = layers.Dense(100, activation="relu")(x)
+            x = layers.Dropout(0.2)(x)
+            outputs = layers.Dense(num_classes)(x)
+            return keras.Model(inputs, outputs, name="classifier_{n}")
+
+
+        class LogLearningRate_{n}(keras.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                rate = float(keras.backend.get_value(self.model.optimizer.learning_rate))
+                print(f"epoch {{epoch}}: learning rate {{rate:.5f}}")
+
+
+        @tf.function
+        def train_step_{n}(model, optimizer, loss_fn, images, labels):
+            with tf.GradientTape() as tape:
+                logits = model(images, training=True)
+                loss = loss_fn(labels, logits)
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+
+        def custom_loop_{n}(args):
+            model = build_model_{n}(args.classes)
+            optimizer = keras.optimizers.Adam(args.lr)
+            loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+            train = make_dataset_{n}(args.train, args.batch, training=True)
+            for epoch in range(args.epochs):
+                total = 0.0
+                for step, (images, labels) in enumerate(train):
+                    total += float(train_step_{n}(model, optimizer, loss_fn, images, labels))
+                print("epoch", epoch, "loss", total / max(step, 1))
+            return model
+
+
+        def fit_{n}(args):
+            model = build_model_{n}(args.classes)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+            train = make_dataset_{n}(args.train, args.batch, training=True)
+            val = make_dataset_{n}(args.val, args.batch, training=False).prefetch(AUTOTUNE)
+            callbacks = [LogLearningRate_{n}(), keras.callbacks.EarlyStopping(patience=3)]
+            model.fit(train, validation_data=val, epochs=args.epochs, callbacks=callbacks)
+            scores = np.asarray(model.predict(val))
+            return functools.reduce(max, scores.argmax(axis=1), 0)
+        """
+    )
+    footer = textwrap.dedent(
+        """\
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--train", default=os.path.join("data", "train-*.tfrecord"))
+            parser.add_argument("--val", default=os.path.join("data", "val-*.tfrecord"))
+            parser.add_argument("--batch", type=int, default=100)
+            parser.add_argument("--epochs", type=int, default=10)
+            parser.add_argument("--classes", type=int, default=10)
+            parser.add_argument("--lr", type=float, default=1e-3)
+            args = parser.parse_args()
+            fit_0(args)
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    parts = [header]
+    n = 0
+    while sum(part.count("\n") for part in parts) + block.count("\n") + footer.count("\n") <= lines:
+        parts.append(block.format(n=n))
+        n += 1
+    parts.append(footer)
+    text = "".join(parts)
+    missing = lines - text.count("\n")
+    return text + "\n".join(f"# padding line {i}" for i in range(missing)) + ("\n" if missing else "")
+
+
+PLUGIN_IN_PROCESS = textwrap.dedent(
+    """\
+    import ast, sys, time
+    start = time.perf_counter()
+    from tflint_perf.flake8_plugin import Plugin
+    imported = time.perf_counter()
+    path = sys.argv[1]
+    lines = open(path, encoding="utf-8").read().splitlines(keepends=True)
+    best = float("inf")
+    for _ in range(int(sys.argv[2])):
+        begin = time.perf_counter()
+        found = list(Plugin(ast.parse("".join(lines)), lines, path).run())
+        best = min(best, time.perf_counter() - begin)
+    print(f"{imported - start:.4f} {best:.4f} {len(found)}")
+    """
+)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (default 3)")
+    parser.add_argument("--editor-runs", type=int, default=10, help="runs of each editor-path measurement")
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "tflint_perf_lint_speed"))
+    parser.add_argument("--plugin-on-tf-tree", action="store_true",
+                        help="also time flake8 with the TFP plugin on the TensorFlow tree (slow)")
+    args = parser.parse_args(argv)
+    python = sys.executable
+    work = Path(args.workdir).absolute()
+    work.mkdir(parents=True, exist_ok=True)
+
+    print("tflint-perf lint speed benchmark")
+    print(f"  date        {time.strftime('%Y-%m-%d %H:%M')}")
+    print(f"  machine     {platform.machine()}, {os.cpu_count()} CPUs ({_cpu_model()}), {_memory()}")
+    print(f"  python      {platform.python_version()} ({python})")
+    print(f"  versions    tflint-perf {version_of('tflint-perf')}, libcst {version_of('libcst')}, flake8 "
+          f"{version_of('flake8')} (pycodestyle {version_of('pycodestyle')}, pyflakes {version_of('pyflakes')}, "
+          f"mccabe {version_of('mccabe')}), tensorflow sources {_tf_version()}, keras sources {version_of('keras')}")
+    print(f"  command     {' '.join([os.path.basename(python)] + sys.argv)}")
+    print(f"  load        {os.getloadavg()[0]:.2f} (1-minute load average at start)")
+    package = package_dir("tflint_perf")
+    if package is not None and os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # An editable install never gets its bytecode written here; a wheel install would have it.
+        compileall.compile_dir(str(package), quiet=1)
+        print("  bytecode    compiled tflint_perf first (PYTHONDONTWRITEBYTECODE is set, as a wheel would have it)")
+    has_plugin = plugin_installed()
+    if not has_plugin:
+        print("  NOTE        the TFP flake8 plugin is not installed (no flake8.extension entry point `TFP`):")
+        print("              the plugin measurements are skipped.")
+
+    # -- the TensorFlow-heavy tree ----------------------------------------------------------------
+    tf_tree = work / "tf-tree"
+    sources = {name: package_dir(name) for name in ("tensorflow", "keras")}
+    for name, source in sources.items():
+        if source is None:
+            raise SystemExit(f"`{name}` is not installed in {python}; see the module docstring")
+        copy_sources(source, tf_tree / name)
+    files, lines, marked = tree_size(tf_tree)
+    print(f"\nTensorFlow tree: {tf_tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras)")
+    cache = work / "cache"
+    touched = tf_tree / "keras" / "src" / "layers" / "core" / "dense.py"
+    if not touched.is_file():
+        touched = sorted(tf_tree.rglob("*.py"))[len(list(tf_tree.rglob("*.py"))) // 2]
+    original = touched.read_bytes()
+    check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
+    flake8_plain = [python, "-c", FLAKE8_WITHOUT_TFP, "--isolated", "--exit-zero", "."]
+    flake8_with = [python, "-m", "flake8", "--isolated", "--exit-zero", "."]
+
+    def empty_cache(run: int) -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    def touch(run: int) -> None:
+        touched.write_bytes(original + f"\n# touched by the benchmark, run {run} {time.time()}\n".encode())
+
+    results: Dict[str, Timing] = {}
+    try:
+        results["flake8"] = measure("flake8 (default plugins, TFP hidden)", args.runs, flake8_plain, tf_tree)
+        results["cold"] = measure("tflint-perf check, cold (empty cache)", args.runs, check, tf_tree, empty_cache)
+        results["warm"] = measure("tflint-perf check, warm (nothing changed)", args.runs, check, tf_tree)
+        results["touched"] = measure("tflint-perf check, one file changed", args.runs, check, tf_tree, touch)
+        results["nocache"] = measure("tflint-perf check --no-cache", 1, check + ["--no-cache"], tf_tree)
+        results["serial"] = measure("tflint-perf check --no-cache -j 1", 1, check + ["--no-cache", "-j", "1"], tf_tree)
+        if has_plugin and args.plugin_on_tf_tree:
+            results["flake8+tfp-tf"] = measure("flake8 with the TFP plugin", args.runs, flake8_with, tf_tree)
+    finally:
+        touched.write_bytes(original)
+
+    # -- a tree without TensorFlow ----------------------------------------------------------------
+    plain_source = package_dir("pip")
+    plain_tree = work / "plain-tree" / "pip"
+    if plain_source is not None:
+        copy_sources(plain_source, plain_tree)
+        files, lines, marked = tree_size(plain_tree)
+        print(f"\nTree without TensorFlow: {plain_tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras)")
+        results["plain"] = measure("flake8 (default plugins, TFP hidden)", args.runs, flake8_plain, plain_tree)
+        if has_plugin:
+            results["plain+tfp"] = measure("flake8 with the TFP plugin", args.runs, flake8_with, plain_tree)
+
+    # -- the editor path --------------------------------------------------------------------------
+    script_dir = work / "editor"
+    script_dir.mkdir(exist_ok=True)
+    script = script_dir / "train.py"
+    script.write_text(training_script(1000), encoding="utf-8")
+    print(f"\nEditor path: flake8 on {script} ({script.read_text().count(chr(10))} lines), one process per run")
+    results["editor"] = measure("flake8 train.py (TFP hidden)", args.editor_runs,
+                                [python, "-c", FLAKE8_WITHOUT_TFP, "--isolated", "--exit-zero", "train.py"], script_dir)
+    if has_plugin:
+        results["editor+tfp"] = measure("flake8 train.py with the TFP plugin", args.editor_runs,
+                                        [python, "-m", "flake8", "--isolated", "--exit-zero", "train.py"], script_dir)
+        output = subprocess.run([python, "-c", PLUGIN_IN_PROCESS, str(script), "5"], capture_output=True, text=True,
+                                check=True).stdout.split()
+        import_s, check_s, found = float(output[0]), float(output[1]), int(output[2])
+        print(f"  in-process: importing the plugin (tflint_perf + libcst) {import_s * 1000:.0f} ms; "
+              f"checking train.py {check_s * 1000:.0f} ms (best of 5, {found} findings)")
+
+    # -- against the goals ------------------------------------------------------------------------
+    print("\nAgainst the goals (medians; CPU ratios are steadier on a shared machine):")
+    _goal("cold check vs flake8 on the TensorFlow tree", results["cold"].wall / results["flake8"].wall,
+          results["cold"].cpu / results["flake8"].cpu, "<= 1.0", lambda r: r <= 1.0)
+    _goal("warm check vs cold check", results["warm"].wall / results["cold"].wall,
+          results["warm"].cpu / results["cold"].cpu, "< 0.05", lambda r: r < 0.05)
+    _goal("one file changed vs cold check", results["touched"].wall / results["cold"].wall,
+          results["touched"].cpu / results["cold"].cpu, "(no goal)", None)
+    _goal("--no-cache check vs flake8", results["nocache"].wall / results["flake8"].wall,
+          results["nocache"].cpu / results["flake8"].cpu, "(no goal)", None)
+    if "plain+tfp" in results:
+        wall = results["plain+tfp"].wall / results["plain"].wall - 1
+        cpu = results["plain+tfp"].cpu / results["plain"].cpu - 1
+        print(f"  {'TFP plugin overhead on the tree without TensorFlow':<52} {wall:+8.1%} wall {cpu:+8.1%} CPU"
+              f"   goal < +5%: {'met' if wall < 0.05 else 'MISSED'}")
+    if "editor+tfp" in results:
+        added = results["editor+tfp"].wall - results["editor"].wall
+        print(f"  {'editor path: latency the plugin adds on train.py':<52} {added * 1000:8.0f} ms"
+              f"{'':18} goal < 300 ms: {'met' if added < 0.3 else 'MISSED'}")
+        print(f"  {'editor path: whole flake8 run with the plugin':<52} {results['editor+tfp'].wall * 1000:8.0f} ms")
+    print(f"\n  load        {os.getloadavg()[0]:.2f} (1-minute load average at the end)")
+    return 0
+
+
+def _goal(label: str, wall: float, cpu: float, goal: str, met: Optional[Callable[[float], bool]]) -> None:
+    verdict = "" if met is None else ("met" if met(wall) else "MISSED")
+    print(f"  {label:<52} {wall:8.3f} wall {cpu:8.3f} CPU   goal {goal} {verdict}")
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _memory() -> str:
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return f"{pages / 2**30:.0f} GiB memory"
+    except (ValueError, OSError, AttributeError):
+        return "memory unknown"
+
+
+def _tf_version() -> str:
+    for name in ("tensorflow", "tensorflow-cpu"):
+        version = version_of(name)
+        if version != "not installed":
+            return version
+    return "not installed"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
