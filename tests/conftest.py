@@ -43,3 +43,7 @@ def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None)
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: runs the linter over installed packages' sources (deselect with -m 'not slow')")

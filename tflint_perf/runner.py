@@ -22,11 +22,13 @@ from tflint_perf.config import Settings
 from tflint_perf.discovery import relative_to_root
 from tflint_perf.fixer import applicable
 
-# Below this much source (bytes of files that mention TensorFlow/Keras, i.e. that get parsed), starting
-# worker processes costs more than it saves: see docs/performance.md for the measurement.
-POOL_MIN_WORK = 256 * 1024
+# Below this much work (bytes of source that mentions TensorFlow/Keras, i.e. that gets parsed), starting
+# workers costs more than it saves. Measured (docs/performance.md): checking costs 2.5-5 ms of CPU per KB;
+# a pool of two costs about 10 ms to start with fork, about 0.5 s with spawn (each worker imports LibCST).
+POOL_MIN_WORK = 64 * 1024
+POOL_MIN_WORK_SPAWN = 512 * 1024
 _MARKERS = (b"tensorflow", b"keras")
-_CHUNK = 8  # files per task sent to a worker: fewer round trips, still balanced
+_CHUNK = 8  # at most this many files per task sent to a worker: fewer round trips, still balanced
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,9 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def check_files(jobs: Sequence[Job], settings: Settings, mode: Mode, cache: Optional[Cache], workers: int) -> List[FileResult]:
+def check_files(
+    jobs: Sequence[Job], settings: Settings, mode: Mode, cache: Optional[Cache], workers: int
+) -> List[FileResult]:
     """One result per job, in the jobs' order."""
     worker = _Worker(settings, mode, cache)
     results: List[Optional[FileResult]] = [None] * len(jobs)
@@ -58,7 +62,8 @@ def check_files(jobs: Sequence[Job], settings: Settings, mode: Mode, cache: Opti
     if cache is not None and pending:
         cache.prepare()
     work = sum(size for _, size in pending)
-    if workers > 1 and len(pending) > 1 and work >= POOL_MIN_WORK:
+    threshold = POOL_MIN_WORK if _context().get_start_method() == "fork" else POOL_MIN_WORK_SPAWN
+    if workers > 1 and len(pending) > 1 and work >= threshold:
         # Largest first, so that no big file is left to run alone at the end.
         order = [index for index, _ in sorted(pending, key=lambda item: -item[1])]
         for index, result in zip(order, _in_pool([jobs[i] for i in order], worker, workers)):
@@ -142,7 +147,8 @@ def _context():
 
 
 def _in_pool(jobs: Sequence[Job], worker: _Worker, workers: int) -> List[FileResult]:
-    chunks = [list(jobs[i:i + _CHUNK]) for i in range(0, len(jobs), _CHUNK)]
+    size = max(1, min(_CHUNK, len(jobs) // (workers * 4)))
+    chunks = [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
     outcomes: List[Optional[List[FileResult]]] = [None] * len(chunks)
     pool = ProcessPoolExecutor(min(workers, len(chunks)), _context(), _start_worker, (worker,))
     try:

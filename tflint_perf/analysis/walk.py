@@ -93,7 +93,8 @@ def _plan(visitor_type: Type[cst.CSTVisitor], node: cst.CSTNode) -> _Plan:
         (name, getattr(visitor_type, f"visit_{kind}_{name}", None), getattr(visitor_type, f"leave_{kind}_{name}", None))
         for name in order
     )
-    return _Plan(getattr(visitor_type, f"visit_{kind}", None), getattr(visitor_type, f"leave_{kind}", None), fields, unseen)
+    visit, leave = getattr(visitor_type, f"visit_{kind}", None), getattr(visitor_type, f"leave_{kind}", None)
+    return _Plan(visit, leave, fields, unseen)
 
 
 def _field_order(node: cst.CSTNode) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
