@@ -18,8 +18,10 @@ token boundary instead of an even sample (minutes instead of seconds).
 from __future__ import annotations
 
 import codecs
+import json
 import io
 import os
+import sys
 import tokenize
 import warnings
 from pathlib import Path
@@ -309,6 +311,24 @@ def test_python2_leftovers_and_broken_code_are_input_errors(source):
 
 
 @pytest.mark.parametrize(
+    "source,message",
+    [
+        ("import tensorflow as tf\nx = 1\ny = '\'\'never closed\n", "line 3, column 5: unterminated triple-quoted"),
+        ("import tensorflow as tf\nx = 1\nds = tf.data.Dataset.range(\n", "line 3, column 27: '(' was never closed"),
+        ("import tensorflow as tf\nx = 1\nif x:\n  y = 2\n    z = 3\n", "line 5, column 4: unexpected indent"),
+        ("import tensorflow as tf\nx = 1\ny = $\n", "line 3, column 5: invalid syntax"),
+    ],
+)
+def test_a_syntax_error_says_where(source, message):
+    # LibCST puts tokenizer errors at line 1, column 1; the place and message come from Python's own
+    # parser (before 3.10 it words and places end-of-file errors differently: only the line is checked).
+    result = check_fix_is_sound(source.encode())
+    assert len(result.errors) == 1
+    expected = message if sys.version_info >= (3, 10) else message.split(",")[0] + ","
+    assert result.errors[0].startswith(f"syntax error at {expected}")
+
+
+@pytest.mark.parametrize(
     "data,message",
     [
         (b"import tensorflow as tf\nx = '\xff\xfe'\n", "cannot decode the file as utf-8"),
@@ -368,3 +388,89 @@ def test_every_mutation_through_the_command_line(tmp_path):
     assert "internal error" not in second.stderr
     assert {name: (tmp_path / name).read_bytes() for name in originals} == after_first, "a second --fix changed files"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(originals), "temporary files were left behind"
+
+
+# -- notebooks with odd shapes and metadata ---------------------------------------------------------
+def _valid_notebooks() -> List[Path]:
+    valid = []
+    for path in sorted((Path(__file__).parent / "notebooks").glob("*.ipynb")):
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue  # a deliberately broken one
+        if isinstance(document, dict) and isinstance(document.get("cells"), list):
+            valid.append(path)
+    return valid
+
+
+NOTEBOOKS = _valid_notebooks()
+CELL_SOURCES = st.sampled_from(
+    SNIPPETS
+    + (
+        "%matplotlib inline\nimport tensorflow as tf\n",
+        "!pip install -q tensorflow\n",
+        "%%time\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n",
+        "x = tf.constant(1)\nx?\n",
+        "def f(:\n",  # a broken cell
+        "",
+        "print 'python 2'\n",
+        "ds = ds.map(f)\r\nmodel.fit(ds)\r\n",
+    )
+)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _without_code_sources(document):
+    """The notebook with its code cells' sources blanked: what a fix must leave exactly as it was."""
+    cells = [dict(cell, source=None) if isinstance(cell, dict) and cell.get("cell_type") == "code" else cell
+             for cell in document.get("cells", [])]
+    return dict(document, cells=cells)
+
+
+def _notebook_result(data: bytes) -> FileResult:
+    result = process_bytes(data, "notebook.ipynb", Path("notebook.ipynb"), Settings(), FIX, explicit=True)
+    assert not result.internal_errors, result.internal_errors
+    return result
+
+
+@PROPERTY
+@given(
+    index=st.integers(0, 100),
+    metadata=JSON_VALUES,
+    added=st.lists(st.tuples(st.sampled_from(["code", "markdown", "raw"]), CELL_SOURCES, st.booleans()), max_size=4),
+    indent=st.sampled_from([None, 1, 2, 4]),
+    newline=st.sampled_from(["\n", "\r\n"]),
+    ascii_only=st.booleans(),
+)
+def test_notebooks_with_odd_metadata_and_cells(index, metadata, added, indent, newline, ascii_only):
+    document = json.loads(NOTEBOOKS[index % len(NOTEBOOKS)].read_text(encoding="utf-8"))
+    document["metadata"] = metadata if isinstance(metadata, dict) else {"odd": metadata}
+    for kind, source, as_list in added:
+        cell = {"cell_type": kind, "metadata": {"tags": ["x"]}, "source": source.splitlines(True) if as_list else source}
+        if kind == "code":
+            cell.update(execution_count=None, outputs=[{"output_type": "stream", "name": "stdout", "text": ["é\n"]}])
+        document["cells"].append(cell)
+    data = json.dumps(document, indent=indent, ensure_ascii=ascii_only).replace("\n", newline).encode()
+    result = _notebook_result(data)
+    if result.fixed_text is None:
+        return
+    fixed = json.loads(result.fixed_text)
+    assert _without_code_sources(fixed) == _without_code_sources(document), "a fix touched more than code"
+    again = _notebook_result(result.fixed_text.encode())
+    assert again.fixed_text is None, "a second --fix changed the notebook"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"{", b"[]", b'{"cells": 3}', b'{"nbformat": 3, "worksheets": []}', b'{"cells": [{"cell_type": "code"}]}',
+     b'{"cells": [{"cell_type": "code", "source": 5}], "metadata": {"tensorflow": 1}}',
+     codecs.BOM_UTF8 + b'{"cells": [], "metadata": {"keras": true}}', b'\xff\xfe{"keras"'],
+    ids=repr,
+)
+def test_broken_notebooks_are_input_errors_or_nothing(data):
+    result = _notebook_result(data)
+    assert result.fixed_text is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
 from typing import Iterable, List, Optional, Sequence, Set, Type
 
 import libcst as cst
@@ -43,14 +45,30 @@ def _parse(text: str) -> cst.Module:
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        raise ParseError(f"syntax error at line {error.raw_line}, column {error.raw_column + 1}: "
-                         f"{error.message.splitlines()[0] if error.message else 'invalid syntax'}") from None
+        raise ParseError(_describe_syntax_error(text, error)) from None
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
         raise ParseError(f"cannot be parsed: {error}") from None
     except MemoryError:
         raise ParseError("not enough memory to parse the file; skipped") from None
+
+
+def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
+    """Python's own message and position where its parser rejects the text too: LibCST puts every
+    tokenizer error at line 1, column 1, and lists expected tokens where Python says what is wrong."""
+    line, column = error.raw_line, error.raw_column + 1
+    message = error.message.splitlines()[0] if error.message else "invalid syntax"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code are not ours to print
+        try:
+            compile(text, "<checked>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)  # parses, runs nothing
+        except SyntaxError as python_error:
+            if python_error.lineno:
+                line, column, message = python_error.lineno, python_error.offset or 1, python_error.msg
+        except (ValueError, MemoryError, RecursionError):
+            pass
+    return f"syntax error at line {line}, column {column}: {message}"
 
 
 def check_text(
