@@ -6,6 +6,7 @@ import libcst as cst
 import pytest
 
 from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.names import ImportTable
 
 
 def resolved(source: str) -> str:
@@ -76,3 +77,33 @@ def test_moved_and_compat_names(source, expected):
 )
 def test_unknown_or_ambiguous_names_resolve_to_nothing(source):
     assert resolved(source) is None
+
+
+def _table(source: str) -> ImportTable:
+    table = ImportTable()
+    for statement in cst.parse_module(source).body:
+        for small in getattr(statement, "body", ()):
+            if isinstance(small, cst.Import):
+                table.add_import(small)
+            elif isinstance(small, cst.ImportFrom):
+                table.add_import_from(small)
+    return table
+
+
+@pytest.mark.parametrize(
+    "source,expected",
+    [
+        ("import tensorflow as tf\n", True),
+        ("import tensorflow.compat.v1 as tf\n", True),
+        ("from keras import layers\n", True),
+        ("from tensorflow.keras.layers import *\n", True),
+        ("import tf_keras\n", True),
+        ("import tensorflow_datasets as tfds\n", True),
+        ("import tensorflow as tf\ntf = None\n", True),  # rebinding the name does not make it non-TF code
+        ("import numpy as np\nfrom functools import partial\nimport tqdm\n", False),
+        ("from . import keras\nimport tensorflow_addons_like\nimport mytensorflow\n", False),
+        ("# import tensorflow\ntext = 'keras'\n", False),
+    ],
+)
+def test_imports_framework_is_any_tensorflow_or_keras_import(source, expected):
+    assert _table(source).imports_framework is expected

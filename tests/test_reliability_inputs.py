@@ -405,8 +405,7 @@ def _valid_notebooks() -> List[Path]:
 
 NOTEBOOKS = _valid_notebooks()
 CELL_SOURCES = st.sampled_from(
-    SNIPPETS
-    + (
+    SNIPPETS + (
         "%matplotlib inline\nimport tensorflow as tf\n",
         "!pip install -q tensorflow\n",
         "%%time\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n",
@@ -450,7 +449,8 @@ def test_notebooks_with_odd_metadata_and_cells(index, metadata, added, indent, n
     document = json.loads(NOTEBOOKS[index % len(NOTEBOOKS)].read_text(encoding="utf-8"))
     document["metadata"] = metadata if isinstance(metadata, dict) else {"odd": metadata}
     for kind, source, as_list in added:
-        cell = {"cell_type": kind, "metadata": {"tags": ["x"]}, "source": source.splitlines(True) if as_list else source}
+        lines = source.splitlines(True) if as_list else source
+        cell = {"cell_type": kind, "metadata": {"tags": ["x"]}, "source": lines}
         if kind == "code":
             cell.update(execution_count=None, outputs=[{"output_type": "stream", "name": "stdout", "text": ["é\n"]}])
         document["cells"].append(cell)
@@ -474,3 +474,28 @@ def test_notebooks_with_odd_metadata_and_cells(index, metadata, added, indent, n
 def test_broken_notebooks_are_input_errors_or_nothing(data):
     result = _notebook_result(data)
     assert result.fixed_text is None
+
+
+# -- what a directory walk meets, and the last line of defence ---------------------------------------------
+def test_symlink_loops_and_dangling_links_do_not_stop_the_run(tmp_path):
+    (tmp_path / "train.py").write_text(SNIPPETS[0].replace("ds =", "import tensorflow as tf\nds =", 1))
+    (tmp_path / "loop.py").symlink_to(tmp_path / "loop.py")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    (tmp_path / "cycle").symlink_to(tmp_path, target_is_directory=True)
+    walked = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert walked.returncode == 1 and "train.py:" in walked.stdout
+    assert "Traceback" not in walked.stderr and "internal error" not in walked.stderr
+    named = run_cli("check", "--no-cache", "--force-exclude", "loop.py", "train.py", cwd=tmp_path)
+    assert "loop.py: error: cannot read file" in named.stderr and "train.py:" in named.stdout
+    assert "Traceback" not in named.stderr
+
+
+def test_an_unexpected_exception_is_exit_2_with_a_message_not_a_bare_traceback(monkeypatch, capsys):
+    from tflint_perf import cli
+
+    def broken(args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "run_check", broken)
+    assert cli.main(["check", "train.py"]) == 2
+    assert "tflint-perf: internal error: RuntimeError: a bug (please report this)" in capsys.readouterr().err

@@ -85,15 +85,16 @@ def compiles(data: bytes) -> bool:
 
 
 def snapshot(root: Path) -> Dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()
-            and ".tflint_perf_cache" not in p.parts}
+    files = [p for p in root.rglob("*") if p.is_file() and ".tflint_perf_cache" not in p.parts]
+    return {str(p.relative_to(root)): p.read_bytes() for p in files}
 
 
 def tflint_perf(root: Path, *arguments: str) -> subprocess.CompletedProcess:
     started = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "tflint_perf", "check", *arguments, "."], cwd=root, env=ENV,
                             capture_output=True, text=True, timeout=900)
-    print(f"  tflint-perf check {' '.join(arguments)}: exit {result.returncode} in {time.perf_counter() - started:.1f}s")
+    seconds = time.perf_counter() - started
+    print(f"  tflint-perf check {' '.join(arguments)}: exit {result.returncode} in {seconds:.1f}s")
     assert result.returncode in (0, 1), result.stderr[-5000:]
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr, result.stderr[-5000:]
     return result

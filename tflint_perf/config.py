@@ -103,7 +103,7 @@ _GLOB_CACHE: Dict[Tuple[str, ...], pathspec.PathSpec] = {}
 def _glob_list(patterns: Tuple[str, ...]) -> pathspec.PathSpec:
     spec = _GLOB_CACHE.get(patterns)
     if spec is None:
-        spec = _GLOB_CACHE[patterns] = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+        spec = _GLOB_CACHE[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
     return spec
 
 

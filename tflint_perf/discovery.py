@@ -84,4 +84,4 @@ def _gitignore_spec(directory: Path) -> Optional[pathspec.PathSpec]:
         lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.GitIgnoreSpec.from_lines(lines)

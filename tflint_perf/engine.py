@@ -16,7 +16,7 @@ from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes import existing_statements, import_insertion_offset
 from tflint_perf.limits import LimitExceeded, check_limits, run_deep
-from tflint_perf.positions import Positions
+from tflint_perf.positions import locate
 from tflint_perf.prefilter import may_have_findings
 from tflint_perf.source import LineIndex, newline_of
 
@@ -78,11 +78,13 @@ def check_text(
     codes: Optional[Set[str]] = None,
     rules: Optional[Sequence[Type[Rule]]] = None,
     apply_noqa: bool = True,
+    tree: Optional[ast.Module] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
 
     With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
     does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
+    ``tree``, the text's ``ast`` if the caller has one, saves parsing it again to place findings.
     """
     if not may_have_findings(text):
         return []
@@ -90,11 +92,11 @@ def check_text(
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
-    return run_deep(_check, text, filename, settings, enabled, apply_noqa)
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
-           ) -> List[Diagnostic]:
+           tree: Optional[ast.Module]) -> List[Diagnostic]:
     module = _parse(text)
     try:
         model = ModuleModel(module)
@@ -104,7 +106,7 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
             findings.extend(rule().check(context))
         if not findings:
             return []
-        diagnostics = _locate(module, text, filename, findings)  # positions recurse as deeply as the model
+        diagnostics = _locate(module, text, filename, findings, tree)  # positions recurse as deeply as the model
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except Exception as error:  # noqa: BLE001 - reported as an internal error, never a crash
@@ -115,8 +117,11 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
     return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
 
 
-def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding]) -> List[Diagnostic]:
-    positions = Positions(module)  # PositionProvider's ranges, several times cheaper
+def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding], tree: Optional[ast.Module] = None,
+            ) -> List[Diagnostic]:
+    findings = list(findings)
+    nodes = [node for f in findings for node in (f.start, f.end, *(e.node for e in (f.fix.edits if f.fix else ())))]
+    offsets = locate(module, text, nodes, tree)  # PositionProvider's ranges, for the statements that need them
     index = LineIndex(text)
     import_offset = None
     present: set = set()
@@ -125,20 +130,19 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
         present = existing_statements(module)
     diagnostics = {}
     for finding in findings:
-        start = positions[finding.start].start
-        end = positions[finding.end].end
+        start = offsets[id(finding.start)][0]
+        end = offsets[id(finding.end)][1]
         fix = None
         if finding.fix is not None:
             edits = []
             for edit in finding.fix.edits:
-                node_range = positions[edit.node]
+                node_start, node_end = offsets[id(edit.node)]
                 if edit.where == "after":
-                    begin = finish = index.offset(node_range.end.line, node_range.end.column)
+                    begin = finish = node_end
                 elif edit.where == "before":
-                    begin = finish = index.offset(node_range.start.line, node_range.start.column)
+                    begin = finish = node_start
                 else:
-                    begin = index.offset(node_range.start.line, node_range.start.column)
-                    finish = index.offset(node_range.end.line, node_range.end.column)
+                    begin, finish = node_start, node_end
                 edits.append(Edit(begin, finish, edit.content, _location(index, begin), _location(index, finish)))
             missing = [stmt for stmt in finding.fix.imports if stmt not in present]
             if missing and import_offset is None:
@@ -154,8 +158,8 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
             finding.name,
             finding.message,
             filename,
-            Location(start.line, start.column + 1),
-            Location(end.line, end.column + 1),
+            _location(index, start),
+            _location(index, end),
             fix,
         )
         diagnostics[(diagnostic.code, diagnostic.location, diagnostic.end_location, diagnostic.message)] = diagnostic

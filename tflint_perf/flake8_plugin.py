@@ -43,7 +43,8 @@ class Plugin:
     version = __version__
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
-        # `tree` is unused, but flake8 recognises an AST plugin by that parameter's name.
+        # flake8 recognises an AST plugin by this parameter's name; the tree places findings for free.
+        self.tree = tree if isinstance(tree, ast.Module) else None
         self.lines = lines
         self.filename = filename
 
@@ -72,7 +73,7 @@ class Plugin:
                      type(self))]
         codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
         try:
-            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False)
+            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree)
         except ParseError as problem:
             LOG.info("tflint-perf did not check %s: %s", self.filename, problem)
             return []

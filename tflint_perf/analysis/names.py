@@ -9,7 +9,7 @@ rule compares strings and never cares how the user imported things.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
@@ -62,6 +62,8 @@ _MOVED_PREFIXES = (
 )
 # Roots whose names are worth resolving at all; anything else resolves to None.
 TRACKED_ROOTS = ("tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm")
+# The roots that make a module TensorFlow code; the others are resolved only to help the analysis.
+FRAMEWORK_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets"})
 
 
 @lru_cache(maxsize=4096)  # a pure function of the string, asked for again and again
@@ -106,8 +108,16 @@ class ImportTable:
     def __init__(self) -> None:
         self._bindings: Dict[str, Optional[str]] = {}
         self.tensorflow_aliases: Dict[str, str] = {}
+        # Set by any import of TensorFlow or Keras, even one whose name is later rebound or starred: rules
+        # that judge a call by its shape (`sess.run(..., feed_dict=...)`) need the file to be TF code.
+        self.imports_framework = False
+        # resolve()'s answers by node id, each with its node: the analysis asks about the same few hundred
+        # calls thousands of times. Holding the node keeps its id from being reused by another; any
+        # change to the bindings empties the memo, so it never answers from an incomplete table.
+        self._resolved: Dict[int, Tuple[cst.BaseExpression, Optional[str]]] = {}
 
     def bind(self, local: str, qualified: Optional[str]) -> None:
+        self._resolved.clear()
         if qualified is not None and not qualified.split(".")[0] in TRACKED_ROOTS:
             qualified = None
         if local in self._bindings:
@@ -126,10 +136,12 @@ class ImportTable:
         """A non-import binding of an imported name makes it ambiguous."""
         if local in self._bindings:
             self._bindings[local] = None
+            self._resolved.clear()
 
     def add_import(self, node: cst.Import) -> None:
         for alias in node.names:
             full = _module_dotted(alias.name)
+            self._note_module(full)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self.bind(alias.asname.name.value, full)
             else:
@@ -137,6 +149,8 @@ class ImportTable:
                 self.bind(root, root)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
+        if not node.relative and node.module is not None:
+            self._note_module(_module_dotted(node.module))
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
         module = _module_dotted(node.module)
@@ -147,6 +161,10 @@ class ImportTable:
                 local = alias.asname.name.value
             self.bind(local, f"{module}.{imported}")
 
+    def _note_module(self, module: str) -> None:
+        if module.split(".")[0] in FRAMEWORK_ROOTS:
+            self.imports_framework = True
+
     def qualified(self, local: str) -> Optional[str]:
         return self._bindings.get(local)
 
@@ -155,6 +173,14 @@ class ImportTable:
 
     def resolve(self, node: cst.BaseExpression) -> Optional[str]:
         """Canonical name of a Name/Attribute chain rooted at an import, else None."""
+        known = self._resolved.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        name = self._resolve(node)
+        self._resolved[id(node)] = (node, name)
+        return name
+
+    def _resolve(self, node: cst.BaseExpression) -> Optional[str]:
         text = dotted_text(node)
         if text is None:
             return None

@@ -5,15 +5,17 @@ is a set of possible *states* (may-analysis: an op added on one branch gives two
 is a source plus the ops applied to it, in order. Same-file helpers are summarised: what they
 return (in terms of their parameters, so ``def augment(ds): return ds.map(f)`` appends ``map`` to
 whatever the caller passes) and which parameters they consume. Summaries are recomputed until they
-stop changing, so helpers calling helpers are followed. Anything the interpreter cannot see
-(imported helpers, unknown receivers) is *unknown*, and unknown is never a Dataset: a pandas
-``.map``, a Spark RDD or the builtin ``map`` never start a pipeline.
+stop changing, so helpers calling helpers are followed; a body whose inputs (the summaries and class
+attributes it reads, the environment it starts from) did not change is not interpreted again, its
+previous outputs are replayed. Anything the interpreter cannot see (imported helpers, unknown
+receivers) is *unknown*, and unknown is never a Dataset: a pandas ``.map``, a Spark RDD or the
+builtin ``map`` never start a pipeline.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Generic, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
 
@@ -182,7 +184,7 @@ class Summary:
 def join(a: Value, b: Value) -> Value:
     if a is None:
         return b
-    if b is None or a == b:
+    if b is None or a is b or a == b:
         return a
     if isinstance(a, Pipeline) and isinstance(b, Pipeline):
         states = a.states | b.states
@@ -197,7 +199,10 @@ def join(a: Value, b: Value) -> Value:
 def join_envs(a: Env, b: Env) -> Env:
     merged = dict(a)
     for name, value in b.items():
-        merged[name] = join(merged.get(name), value)
+        current = merged.get(name)
+        # Most names (every def and class in the module, for a start) are bound to the same object on
+        # both sides, and joining a value with itself gives it back.
+        merged[name] = current if current is value else join(current, value)
     return merged
 
 
@@ -253,8 +258,39 @@ def _bool_literal(node: Optional[cst.BaseExpression]) -> Optional[bool]:
     return None
 
 
+_Found = TypeVar("_Found")
+
+
+class _FirstInstanceOf(Generic[_Found]):
+    """An if/elif chain of ``isinstance`` tests, decided once per node type and then looked up.
+
+    The answer depends only on the node's type, so it is cached by type. That matters because
+    LibCST's node classes are ABCs: every failed ``isinstance`` against one runs ABCMeta's check,
+    and the interpreter asks tens of thousands of times per file.
+    """
+
+    def __init__(self, cases: Sequence[Tuple[Tuple[type, ...], _Found]], default: _Found) -> None:
+        self._cases = cases
+        self._default = default
+        self._by_type: Dict[type, _Found] = {}
+
+    def find(self, node: object) -> _Found:
+        """What the first case ``node`` is an instance of maps to; the default if none."""
+        node_type = type(node)
+        try:
+            return self._by_type[node_type]
+        except KeyError:
+            found = next((value for types, value in self._cases if issubclass(node_type, types)), self._default)
+            self._by_type[node_type] = found
+            return found
+
+
 class PipelineAnalysis:
     """Pipelines, their ops and their consumers for one module."""
+
+    # Replay interpretations whose inputs are unchanged (see _run). Off only in tests, which check
+    # that it changes nothing.
+    replay_unchanged = True
 
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
@@ -338,30 +374,112 @@ class PipelineAnalysis:
         return bool(self._dataset_classes)
 
     def _run(self) -> None:
+        # Rounds, as in a plain fixpoint: each interprets the module body, then every function, against
+        # the previous round's summaries and the class attributes as they stand, until nothing changes.
+        # An interpretation is a deterministic function of what it reads (see _Interpretation), so one
+        # whose inputs are equal to last round's is not repeated: its record is replayed instead. The
+        # confirming round, and any function untouched by what changed, then costs a few comparisons.
+        previous_runs: Dict[Optional[FunctionInfo], _Interpretation] = {}
+        runs: List[_Interpretation] = []
         for _ in range(_MAX_ROUNDS):
-            self.consumptions = []
-            self._real_states = {}
             previous = (dict(self._summaries), dict(self._class_attrs))
-            module_env = _Run(self, None, {}).run_module()
+            module_run = self._interpret(None, {}, previous_runs.get(None))
+            runs = [module_run]
             summaries: Dict[FunctionInfo, Summary] = {}
             for function in self.model.functions:
-                env = dict(module_env)
-                env.update(self._closures.get(function, {}))
-                run = _Run(self, function, env)
-                summaries[function] = run.run_function()
+                run = self._interpret(function, module_run.result, previous_runs.get(function))
+                runs.append(run)
+                summaries[function] = run.result  # type: ignore[assignment]
             self._summaries = summaries
+            previous_runs = {run.function: run for run in runs}
             if previous == (self._summaries, self._class_attrs):
                 break
+        # The last round's outputs, in the order that round produced them.
         unique: Dict[Tuple[cst.CSTNode, FrozenSet[State]], Consumption] = {}
-        for consumption in self.consumptions:
-            unique.setdefault((consumption.node, consumption.states), consumption)
+        for run in runs:
+            self._real_states.update(run.real_states)  # a state seen again keeps its first place
+            for consumption in run.consumptions:
+                unique.setdefault((consumption.node, consumption.states), consumption)
         self.consumptions = list(unique.values())
 
-    def _note_states(self, value: Value) -> None:
-        if isinstance(value, Pipeline):
-            for state in value.states:
-                if state.is_real:
-                    self._real_states[state] = None
+    def _interpret(self, function: Optional[FunctionInfo], module_env: Env,
+                   previous: Optional["_Interpretation"]) -> "_Interpretation":
+        """Interpret the module body (``function`` None) or a function, or replay ``previous``,
+        last round's interpretation of it, when what it would read is unchanged."""
+        closure = self._closures.get(function) if function is not None else None
+        if previous is not None and self.replay_unchanged and previous.inputs_unchanged(self, module_env, closure):
+            self._class_attrs.update(previous.class_attrs_written)
+            self._closures.update(previous.closures_written)
+            return previous
+        if function is None:
+            run = _Run(self, None, {})
+            result: Union[Env, Summary] = run.run_module()
+        else:
+            env = dict(module_env)
+            env.update(closure or {})
+            run = _Run(self, function, env)
+            result = run.run_function()
+        if previous is not None and previous.result == result:
+            # Keep last round's equal object: the runs that read it then compare by identity.
+            result = previous.result
+        return _Interpretation(
+            function=function,
+            module_env=module_env,
+            closure=closure,
+            summaries_read=run.summaries_read,
+            class_attrs_read=run.class_attrs_read,
+            result=result,
+            consumptions=run.consumptions,
+            real_states=run.real_states,
+            class_attrs_written={key: self._class_attrs.get(key) for key in run.class_attrs_written},
+            closures_written=run.closures_written,
+        )
+
+    def _effective_summary(self, function: FunctionInfo) -> Optional[Summary]:
+        """The summary ``apply`` uses for ``function``: None for none at all and for one that
+        returns nothing known and consumes nothing, since applying that has no effect either."""
+        summary = self._summaries.get(function)
+        if summary is not None and summary.returns is None and not summary.consumptions:
+            return None
+        return summary
+
+
+@dataclass(eq=False)
+class _Interpretation:
+    """One interpretation of the module body (``function`` None) or of a function, in one round.
+
+    Its inputs are all it reads of the analysis' shared state: the environment it starts from
+    (the module's, plus the closure for a nested function), the summaries it applies, and the
+    class attributes it reads or joins into, as they were before its first access (nothing else
+    writes them while it runs). Its outputs are its result (the module's environment or the
+    function's summary), the consumptions and concrete states it finds, in order, and the class
+    attributes and closures it leaves behind. Equal inputs give equal outputs, so replaying the
+    outputs is the same as interpreting again.
+    """
+
+    function: Optional[FunctionInfo]
+    module_env: Env
+    closure: Optional[Env]
+    summaries_read: Dict[FunctionInfo, Optional[Summary]]
+    class_attrs_read: Dict[Tuple[ClassInfo, str], Value]
+    result: Union[Env, Summary]
+    consumptions: List[Consumption]
+    real_states: Dict[State, None]
+    class_attrs_written: Dict[Tuple[ClassInfo, str], Value]
+    closures_written: Dict[FunctionInfo, Env]
+
+    def inputs_unchanged(self, analysis: PipelineAnalysis, module_env: Env, closure: Optional[Env]) -> bool:
+        # `is` first: unchanged results are kept as the same objects (see PipelineAnalysis._interpret).
+        if not (module_env is self.module_env or module_env == self.module_env):
+            return False
+        if not (closure is self.closure or closure == self.closure):
+            return False
+        for function, summary in self.summaries_read.items():
+            current = analysis._effective_summary(function)
+            if not (current is summary or current == summary):
+                return False
+        class_attrs = analysis._class_attrs
+        return all(class_attrs.get(key) == value for key, value in self.class_attrs_read.items())
 
 
 class _Run:
@@ -375,6 +493,13 @@ class _Run:
         self.returns: Value = None
         self.param_consumptions: List[Consumption] = []
         self._loop_depth = 0
+        # What this interpretation reads and produces: see _Interpretation.
+        self.summaries_read: Dict[FunctionInfo, Optional[Summary]] = {}
+        self.class_attrs_read: Dict[Tuple[ClassInfo, str], Value] = {}
+        self.class_attrs_written: Dict[Tuple[ClassInfo, str], None] = {}
+        self.closures_written: Dict[FunctionInfo, Env] = {}
+        self.consumptions: List[Consumption] = []
+        self.real_states: Dict[State, None] = {}
 
     # -- entry points ---------------------------------------------------------------------------
     def run_module(self) -> Env:
@@ -485,7 +610,9 @@ class _Run:
             if info is not None:
                 self.env[node.name.value] = FunctionRef(info)
                 if self.function is not None:
-                    self.analysis._closures[info] = dict(self.env)
+                    closure = dict(self.env)
+                    self.analysis._closures[info] = closure
+                    self.closures_written[info] = closure
         elif isinstance(node, cst.ClassDef):
             cls = self.model.classes.get(node.name.value)
             self.env[node.name.value] = ClassRef(cls) if cls is not None and cls.node is node else None
@@ -530,8 +657,10 @@ class _Run:
             cls = self._class()
             if cls is not None:
                 key = (cls, target.attr.value)
-                self.analysis._class_attrs[key] = join(self.analysis._class_attrs.get(key), value)
-                self.analysis._note_states(value)
+                # Recorded as an input too: the joined value depends on what was there.
+                self.analysis._class_attrs[key] = join(self._class_attr(key), value)
+                self.class_attrs_written[key] = None
+                self._note_states(value)
 
     def _bind_target_env(self, target: cst.BaseExpression, value: Value, env: Env) -> Env:
         saved = self.env
@@ -544,70 +673,89 @@ class _Run:
     # -- expressions ----------------------------------------------------------------------------
     def eval(self, node: cst.BaseExpression) -> Value:
         value = self._eval(node)
-        self.analysis._note_states(value)
+        self._note_states(value)
+        return value
+
+    def _note_states(self, value: Value) -> None:
+        if isinstance(value, Pipeline):
+            for state in value.states:
+                if state.is_real:
+                    self.real_states[state] = None
+
+    def _class_attr(self, key: Tuple[ClassInfo, str]) -> Value:
+        value = self.analysis._class_attrs.get(key)
+        self.class_attrs_read.setdefault(key, value)  # the first access sees the value from before the run
         return value
 
     def _eval(self, node: cst.BaseExpression) -> Value:
-        if isinstance(node, cst.Name):
-            return self.env.get(node.value)
-        if isinstance(node, cst.Call):
-            return self.eval_call(node)
-        if isinstance(node, cst.Attribute):
-            if _is_self(node.value):
-                cls = self._class()
-                if cls is not None:
-                    return self.analysis._class_attrs.get((cls, node.attr.value))
-                return None
-            self.eval(node.value)
+        return _EXPRESSION_EVALUATORS.find(node)(self, node)
+
+    def _eval_name(self, node: cst.Name) -> Value:
+        return self.env.get(node.value)
+
+    def _eval_attribute(self, node: cst.Attribute) -> Value:
+        if _is_self(node.value):
+            cls = self._class()
+            if cls is not None:
+                return self._class_attr((cls, node.attr.value))
             return None
-        if isinstance(node, (cst.Tuple, cst.List)):
-            items = []
-            for element in node.elements:
-                items.append(self.eval(element.value) if not isinstance(element, cst.StarredElement) else None)
-            return TupleValue(tuple(items))
-        if isinstance(node, cst.Subscript):
-            container = self.eval(node.value)
-            for element in node.slice:
-                if isinstance(element.slice, cst.Index):
-                    self.eval(element.slice.value)
-            if isinstance(container, Collection):
-                return Pipeline(container.states)
-            if isinstance(container, TupleValue) and len(node.slice) == 1:
-                index_node = node.slice[0].slice
-                if isinstance(index_node, cst.Index):
-                    index = _int_literal(index_node.value)
-                    if index is not None and -len(container.items) <= index < len(container.items):
-                        return container.items[index]
-            return None
-        if isinstance(node, cst.IfExp):
-            self.eval(node.test)
-            return join(self.eval(node.body), self.eval(node.orelse))
-        if isinstance(node, cst.Lambda):
-            # Pipelines built inside a lambda (an interleave's per-file dataset) are still pipelines.
-            saved = self.env
-            self.env = dict(saved)
-            for param in _lambda_parameters(node):
-                self.env[param] = None
-            self.eval(node.body)
-            self.env = saved
-            return None
-        if isinstance(node, (cst.BaseComp, cst.BooleanOperation, cst.BinaryOperation, cst.UnaryOperation,
-                             cst.Comparison, cst.Dict, cst.Set, cst.Await, cst.FormattedString,
-                             cst.StarredElement, cst.NamedExpr)):
-            for child in node.children:
-                if isinstance(child, cst.BaseExpression):
-                    self.eval(child)
-                elif isinstance(child, (cst.DictElement, cst.Element, cst.CompFor, cst.ComparisonTarget,
-                                        cst.FormattedStringExpression)):
-                    for grandchild in child.children:
-                        if isinstance(grandchild, cst.BaseExpression):
-                            self.eval(grandchild)
-            if isinstance(node, cst.NamedExpr):
-                value = self.eval(node.value)
-                self.assign(node.target, value)
-                return value
-            return None
+        self.eval(node.value)
         return None
+
+    def _eval_sequence(self, node: Union[cst.Tuple, cst.List]) -> Value:
+        items = []
+        for element in node.elements:
+            items.append(self.eval(element.value) if not isinstance(element, cst.StarredElement) else None)
+        return TupleValue(tuple(items))
+
+    def _eval_subscript(self, node: cst.Subscript) -> Value:
+        container = self.eval(node.value)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                self.eval(element.slice.value)
+        if isinstance(container, Collection):
+            return Pipeline(container.states)
+        if isinstance(container, TupleValue) and len(node.slice) == 1:
+            index_node = node.slice[0].slice
+            if isinstance(index_node, cst.Index):
+                index = _int_literal(index_node.value)
+                if index is not None and -len(container.items) <= index < len(container.items):
+                    return container.items[index]
+        return None
+
+    def _eval_if_exp(self, node: cst.IfExp) -> Value:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def _eval_lambda(self, node: cst.Lambda) -> Value:
+        # Pipelines built inside a lambda (an interleave's per-file dataset) are still pipelines.
+        saved = self.env
+        self.env = dict(saved)
+        for param in _lambda_parameters(node):
+            self.env[param] = None
+        self.eval(node.body)
+        self.env = saved
+        return None
+
+    def _eval_parts(self, node: cst.BaseExpression) -> Value:
+        """Operators, comprehensions, displays...: evaluate the expressions inside, for what they
+        consume and build; the whole is unknown, except an assignment expression's value."""
+        for child in node.children:
+            kind = _CHILD_KINDS.find(child)
+            if kind is _EXPRESSION:
+                self.eval(child)  # type: ignore[arg-type]
+            elif kind is _HOLDS_EXPRESSIONS:
+                for grandchild in child.children:
+                    if _CHILD_KINDS.find(grandchild) is _EXPRESSION:
+                        self.eval(grandchild)  # type: ignore[arg-type]
+        if isinstance(node, cst.NamedExpr):
+            value = self.eval(node.value)
+            self.assign(node.target, value)
+            return value
+        return None
+
+    def _eval_other(self, node: cst.BaseExpression) -> Value:
+        return None  # constants, f-string parts, `yield`...: nothing to evaluate
 
     def eval_call(self, call: cst.Call) -> Value:
         func = call.func
@@ -722,13 +870,14 @@ class _Run:
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
         if real:
-            self.analysis.consumptions.append(Consumption(node, kind, description, real, training, role))
+            self.consumptions.append(Consumption(node, kind, description, real, training, role))
         if symbolic:
             self.param_consumptions.append(Consumption(node, kind, description, symbolic, training, role))
 
     # -- same-file calls ------------------------------------------------------------------------
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
-        summary = self.analysis._summaries.get(function)
+        summary = self.analysis._effective_summary(function)
+        self.summaries_read[function] = summary  # the same all round: summaries change between rounds
         bound = self._bind_arguments(function, call, skip_first)
         if summary is None:
             return None
@@ -737,7 +886,7 @@ class _Run:
             self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training,
                          consumption.role)
         result = _substitute(summary.returns, function, bound)
-        self.analysis._note_states(result)
+        self._note_states(result)
         return result
 
     def _bind_arguments(self, function: FunctionInfo, call: cst.Call, skip_first: bool) -> Dict[int, Value]:
@@ -765,6 +914,37 @@ class _Run:
                 return current.class_info
             current = current.parent
         return None
+
+
+# What `_Run._eval` does with each kind of expression: the first entry the node is an instance of.
+_EXPRESSION_EVALUATORS: "_FirstInstanceOf[Callable[[_Run, Any], Value]]" = _FirstInstanceOf(
+    [
+        ((cst.Name,), _Run._eval_name),
+        ((cst.Call,), _Run.eval_call),
+        ((cst.Attribute,), _Run._eval_attribute),
+        ((cst.Tuple, cst.List), _Run._eval_sequence),
+        ((cst.Subscript,), _Run._eval_subscript),
+        ((cst.IfExp,), _Run._eval_if_exp),
+        ((cst.Lambda,), _Run._eval_lambda),
+        (
+            (cst.BaseComp, cst.BooleanOperation, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Dict,
+             cst.Set, cst.Await, cst.FormattedString, cst.StarredElement, cst.NamedExpr),
+            _Run._eval_parts,
+        ),
+    ],
+    _Run._eval_other,
+)
+# The children `_Run._eval_parts` looks at: expressions, and the parts that hold expressions.
+_EXPRESSION = "expression"
+_HOLDS_EXPRESSIONS = "holds expressions"
+_CHILD_KINDS: "_FirstInstanceOf[Optional[str]]" = _FirstInstanceOf(
+    [
+        ((cst.BaseExpression,), _EXPRESSION),
+        ((cst.DictElement, cst.Element, cst.CompFor, cst.ComparisonTarget, cst.FormattedStringExpression),
+         _HOLDS_EXPRESSIONS),
+    ],
+    None,
+)
 
 
 def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -> Value:

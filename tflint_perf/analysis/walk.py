@@ -14,7 +14,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import typing
-from typing import Callable, Dict, List, Optional, Tuple, Type
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -76,6 +76,30 @@ def _walk(node: cst.CSTNode, visitor: cst.CSTVisitor, plans: Dict[type, _Plan]) 
                 leave(visitor, node)
     if plan.leave is not None:
         plan.leave(visitor, node)
+
+
+def owning_statements(statements: Sequence[cst.CSTNode], wanted: Set[int]) -> Optional[Dict[int, int]]:
+    """``id(node) -> i`` for every id in ``wanted``: the node lies in ``statements[i]``'s tree. None when
+    one is not found (a node in whitespace or punctuation, which this does not enter, or not there)."""
+    owners: Dict[int, int] = {}
+    remaining = set(wanted)
+    for position, statement in enumerate(statements):
+        if not remaining:
+            break
+        stack = [statement]
+        while stack:
+            node = stack.pop()
+            if id(node) in remaining:
+                owners[id(node)] = position
+                remaining.discard(id(node))
+            for name in _field_order(node)[0]:
+                value = getattr(node, name)
+                kind = type(value)
+                if kind is tuple or kind is list:
+                    stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
+                elif _NODE_TYPES.get(kind) or _is_node_type(kind):
+                    stack.append(value)
+    return None if remaining else owners
 
 
 def _is_node_type(kind: type) -> bool:

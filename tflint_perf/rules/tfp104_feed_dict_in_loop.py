@@ -38,7 +38,7 @@ Checks for TF1-style `Session.run(fetches, feed_dict=...)` (also `sess.run(fetch
 or inside a function that this file calls from a loop, when the feed carries per-step data:
 arrays, slices, batches, a dict built a few lines earlier (`feed = {...}`, `feed[x] = batch`).
 
-The receiver must be a session: bound to `tf.Session()` / `tf.compat.v1.Session()` /
+The file must import TensorFlow (or Keras), and the receiver must be a session: bound to `tf.Session()` / `tf.compat.v1.Session()` /
 `InteractiveSession` / `MonitoredTrainingSession` (by assignment, `with ... as sess:` or
 `self.sess = ...`), or, when nothing in the file binds it, named like `sess` or `session`.
 
@@ -92,7 +92,8 @@ the iterator's tensors instead of placeholders), which is a design change for th
 """
     known_problems = """
 A feed built by a function from another module, or passed in as a parameter, cannot be seen and
-is not reported. Feeding the same whole arrays on every step (full-batch training,
+is not reported. Neither is a training loop in a module that does not import TensorFlow itself
+(a helper handed a `sess` by its caller). Feeding the same whole arrays on every step (full-batch training,
 `for i in range(n): sess.run(train_op, feed_dict={x: X, y: Y})`) copies them every time too, but
 is not reported: the values are bound before the loop, like a periodic validation feed.
 """
@@ -127,6 +128,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
         Valid(
             _TF1 + "import onnxruntime as ort\nsess = ort.InferenceSession('model.onnx')\nfor batch in batches:\n"
             "    sess.run(None, {'input': batch})\n"
+        ),
+        # Not TensorFlow code: nothing in the file imports it.
+        Valid(
+            "def train(sess, ops, batches):\n    for xb, yb in batches:\n"
+            "        sess.run(ops.train, feed_dict={ops.x: xb, ops.y: yb})\n"
         ),
         # No feed.
         Valid(_TF1 + "with tf.Session() as sess:\n    for step in range(100):\n        sess.run(train_op)\n"),
@@ -163,9 +169,9 @@ is not reported: the values are bound before the loop, like a periodic validatio
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename):
-            return
         model = context.model
+        if is_test_file(context.filename) or not model.imports.imports_framework:
+            return  # `x.run(..., feed_dict=...)` is judged by its shape, so the file must be TensorFlow code
         sessions: Optional[Sessions] = None
         feeds: Optional[Feeds] = None
         for site in model.calls:

@@ -26,7 +26,8 @@ Checks training batch sizes given as integer literals that are not a multiple of
 (8 by default): `model.fit(..., batch_size=N)`, and `Dataset.batch(N)` / `padded_batch(N)` on a
 pipeline that is consumed for training (`model.fit`'s data, a training loop, an iterator).
 
-Not reported: `evaluate` / `predict` batch sizes and pipelines consumed only for validation,
+`model.fit` is reported only in a file that imports TensorFlow or Keras, since any library may
+have a `fit` with a `batch_size`. Not reported: `evaluate` / `predict` batch sizes and pipelines consumed only for validation,
 evaluation, prediction or inspection (`for x in ds.take(3)`); batch sizes below `min-width`
 (16) or passed as variables; test files (`test_*.py`, `*_test.py`, `tests/`).
 """
@@ -84,6 +85,8 @@ The rule does not know which hardware or precision the code runs with; on CPU-on
         Valid(_TF + "ds = tf.data.Dataset.range(100).batch(100)\nfor x in ds.take(2):\n    print(x)\n"),
         # Small, aligned, or a variable.
         Valid(_TF + "model.fit(x, y, batch_size=1)\nmodel.fit(x, y, batch_size=256)\nmodel.fit(x, y, batch_size=BATCH)\n"),
+        # Not Keras: nothing in the file imports TensorFlow or Keras.
+        Valid("from mylab.models import Regressor\nreg = Regressor()\nreg.fit(X, y, batch_size=100)\n"),
         # A batch op on something that is not a Dataset.
         Valid(_TF + "loader = make_loader()\nloader.batch(100)\nmodel.fit(loader)\n"),
         # A pipeline nobody trains on.
@@ -110,7 +113,9 @@ The rule does not know which hardware or precision the code runs with; on CPU-on
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        for site in context.model.calls:
+        # `fit(..., batch_size=N)` is judged by its shape, so the file must be TensorFlow code (not another library's).
+        fits = context.model.calls if context.model.imports.imports_framework else ()
+        for site in fits:
             call = site.node
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit" and not has_star_args(call):
                 yield from self._report(context, argument(call, "batch_size", 2), "`fit` batch_size")
