@@ -13,6 +13,7 @@ _FILE = re.compile(
     re.IGNORECASE,
 )
 _CODES = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+_ANY_DIRECTIVE = re.compile(r"noqa", re.IGNORECASE)  # in every directive: without it, no need to tokenize
 
 ALL = None  # a blanket suppression
 
@@ -25,6 +26,8 @@ class Suppressions:
         # The same, from `# tflint-perf: noqa` only: the directives flake8 does not know about.
         self.own_file_codes: FrozenSet[str] = frozenset()
         self._own_file_blanket = False
+        if not _ANY_DIRECTIVE.search(text):
+            return
         for row, comment, own_line in _comments(text):
             file_match = _FILE.search(comment)
             if file_match and own_line:
