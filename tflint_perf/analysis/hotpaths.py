@@ -24,7 +24,7 @@ import libcst as cst
 
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
 from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel
-from tflint_perf.analysis.pipelines import argument
+from tflint_perf.analysis.arguments import argument
 
 Callable = Union[FunctionInfo, cst.Lambda]
 

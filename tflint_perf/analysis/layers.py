@@ -19,9 +19,9 @@ from typing import Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument, has_star_args, keyword_argument
 from tflint_perf.analysis.module import FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.pipelines import argument, has_star_args
 
 # Layer name -> (parameter holding its width, position of that parameter).
 WIDTH_PARAMETERS = {
@@ -104,7 +104,7 @@ class LayerAnalysis:
             call = site.node
             name = model.call_name(call)
             where = (site.function, site.place, site.lambdas)
-            if name in MODEL_CONSTRUCTORS or (_is_super_init(call) and _keyword(call, "outputs") is not None):
+            if name in MODEL_CONSTRUCTORS or (_is_super_init(call) and keyword_argument(call, "outputs") is not None):
                 outputs = argument(call, "outputs", 1 if name in MODEL_CONSTRUCTORS else None)
                 if outputs is not None:
                     self._trace(outputs.value, *where, 0)
@@ -249,17 +249,13 @@ class LayerAnalysis:
         return False
 
     def _has_head_activation(self, call: cst.Call) -> bool:
-        arg = _keyword(call, "activation")
+        arg = keyword_argument(call, "activation")
         return arg is not None and self._is_head_activation(arg.value)
 
     def _is_head_activation(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, cst.SimpleString):
             return str(value.evaluated_value).lower() in HEAD_ACTIVATIONS
         return self.model.resolve(value) in HEAD_FUNCTIONS
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    return next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == name), None)
 
 
 def _is_super_init(call: cst.Call) -> bool:

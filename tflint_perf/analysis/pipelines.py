@@ -19,8 +19,35 @@ from typing import Any, Callable, Dict, FrozenSet, Generic, Iterator, List, Opti
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import (
+    argument,
+    bool_literal,
+    int_literal,
+    keyword_argument,
+    keyword_value,
+    string_keyword,
+)
 from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.pipeline_values import (
+    MAX_OPS,
+    ClassRef,
+    Collection,
+    Consumption,
+    Env,
+    FunctionRef,
+    Op,
+    Pipeline,
+    Source,
+    State,
+    Summary,
+    TfdsBuilder,
+    TupleValue,
+    Value,
+    join,
+    join_envs,
+    same_env,
+)
 
 SOURCES = frozenset(
     {
@@ -69,193 +96,8 @@ _INSPECTION_CALLS = frozenset(
         "xlabel", "ylabel", "plot", "set_title", "append", "shape", "tf.print", "tf.shape", "items",
     }
 )
-_MAX_STATES = 32
-_MAX_OPS = 64
 _MAX_ROUNDS = 5
 _MAX_REPEATED_LOOPS = 4
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a pipeline starts: a constructor call, or (inside a helper) a parameter."""
-
-    node: cst.CSTNode
-    kind: str = "call"  # "call" | "param"
-    index: int = 0
-    function: Optional[FunctionInfo] = None
-
-
-@dataclass(frozen=True)
-class Op:
-    name: str
-    call: cst.Call
-
-
-@dataclass(frozen=True)
-class State:
-    source: Source
-    ops: Tuple[Op, ...] = ()
-
-    @property
-    def is_real(self) -> bool:
-        return self.source.kind == "call"
-
-    @property
-    def last_call(self) -> cst.Call:
-        """The call whose result is this state: the last op, or the source itself."""
-        return self.ops[-1].call if self.ops else self.source.node  # type: ignore[return-value]
-
-    def extended(self, op: Op) -> "State":
-        return State(self.source, (self.ops + (op,))[-_MAX_OPS:])
-
-    def ops_before(self, call: cst.Call) -> Tuple[Op, ...]:
-        for index, op in enumerate(self.ops):
-            if op.call is call:
-                return self.ops[:index]
-        return self.ops
-
-    def ops_after(self, call: cst.Call) -> Tuple[Op, ...]:
-        for index, op in enumerate(self.ops):
-            if op.call is call:
-                return self.ops[index + 1:]
-        return ()
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    states: FrozenSet[State]
-
-
-@dataclass(frozen=True)
-class TupleValue:
-    items: Tuple["Value", ...]
-
-
-@dataclass(frozen=True)
-class Collection:
-    """A dict or list of Datasets (``tfds.load`` without ``split=``): any element is a Dataset."""
-
-    states: FrozenSet[State]
-
-
-@dataclass(frozen=True)
-class FunctionRef:
-    function: FunctionInfo
-
-
-@dataclass(frozen=True)
-class ClassRef:
-    cls: ClassInfo
-
-
-@dataclass(frozen=True)
-class TfdsBuilder:
-    node: cst.CSTNode
-
-
-Value = Union[Pipeline, TupleValue, Collection, FunctionRef, ClassRef, TfdsBuilder, None]
-Env = Dict[str, Value]
-
-
-@dataclass(frozen=True)
-class Consumption:
-    """A place where a pipeline is iterated: ``model.fit``, a ``for`` loop, ``iter()``..."""
-
-    node: cst.CSTNode
-    kind: str  # "model" | "for" | "iter" | "iterator" | "distribute"
-    description: str
-    states: FrozenSet[State]
-    training: bool
-    role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
-
-    @property
-    def trains_on(self) -> bool:
-        """The consumer optimises on these elements: ``fit``'s data or a training loop, not
-        validation, ``evaluate`` or ``predict``."""
-        return self.training and self.role not in ("validation", "evaluate", "predict")
-
-
-@dataclass(frozen=True)
-class Summary:
-    returns: Value
-    consumptions: Tuple[Consumption, ...]
-
-
-def join(a: Value, b: Value) -> Value:
-    if a is None:
-        return b
-    if b is None or a is b or a == b:
-        return a
-    if isinstance(a, Pipeline) and isinstance(b, Pipeline):
-        states = a.states | b.states
-        return Pipeline(states) if len(states) <= _MAX_STATES else None
-    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
-        return TupleValue(tuple(join(x, y) for x, y in zip(a.items, b.items)))
-    if isinstance(a, Collection) and isinstance(b, Collection):
-        return Collection(a.states | b.states)
-    return None
-
-
-def join_envs(a: Env, b: Env) -> Env:
-    merged = dict(a)
-    for name, value in b.items():
-        current = merged.get(name)
-        # Most names (every def and class in the module, for a start) are bound to the same object on
-        # both sides, and joining a value with itself gives it back.
-        merged[name] = current if current is value else join(current, value)
-    return merged
-
-
-def _same_env(a: Env, b: Env) -> bool:
-    """Equal as environments: a name bound to None (unknown) is the same as an unbound one."""
-    return {k: v for k, v in a.items() if v is not None} == {k: v for k, v in b.items() if v is not None}
-
-
-def maximal(states: Sequence[State]) -> List[State]:
-    """The states no other state in ``states`` extends: the ends of the paths, not their prefixes."""
-    return [
-        state for state in states
-        if not any(
-            other is not state and other.source == state.source and len(other.ops) > len(state.ops)
-            and other.ops[: len(state.ops)] == state.ops
-            for other in states
-        )
-    ]
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.Arg]:
-    """The argument bound to parameter ``name`` (keyword or positional), if visibly passed."""
-    found = _keyword(call, name)
-    if found is not None or position is None:
-        return found
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[position] if position < len(positional) else None
-
-
-def has_star_args(call: cst.Call) -> bool:
-    return any(arg.star for arg in call.args)
-
-
-def _int_literal(node: cst.BaseExpression) -> Optional[int]:
-    if isinstance(node, cst.Integer):
-        try:
-            return int(node.value.replace("_", ""), 0)
-        except ValueError:
-            return None
-    return None
-
-
-def _bool_literal(node: Optional[cst.BaseExpression]) -> Optional[bool]:
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
-        return node.value == "True"
-    return None
 
 
 _Found = TypeVar("_Found")
@@ -355,7 +197,7 @@ class PipelineAnalysis:
             if consumption.role in ("evaluate", "predict"):
                 return True
             epochs = argument(node, "epochs", 3)  # type: ignore[arg-type]
-            return epochs is None or (_int_literal(epochs.value) == 1)
+            return epochs is None or (int_literal(epochs.value) == 1)
         if consumption.kind == "iter":
             return True
         return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")
@@ -564,7 +406,7 @@ class _Run:
             for _ in range(self._loop_passes()):
                 entry = self._bind_target_env(node.target, element, env)
                 after = join_envs(before, self._branch(_block(node.body), entry))
-                env, settled = after, _same_env(env, after)
+                env, settled = after, same_env(env, after)
                 if settled:
                     break
             self._loop_depth -= 1
@@ -577,7 +419,7 @@ class _Run:
             env = dict(before)
             for _ in range(self._loop_passes()):
                 after = join_envs(before, self._branch(_block(node.body), env))
-                env, settled = after, _same_env(env, after)
+                env, settled = after, same_env(env, after)
                 if settled:
                     break
             self._loop_depth -= 1
@@ -718,7 +560,7 @@ class _Run:
         if isinstance(container, TupleValue) and len(node.slice) == 1:
             index_node = node.slice[0].slice
             if isinstance(index_node, cst.Index):
-                index = _int_literal(index_node.value)
+                index = int_literal(index_node.value)
                 if index is not None and -len(container.items) <= index < len(container.items):
                     return container.items[index]
         return None
@@ -805,12 +647,12 @@ class _Run:
     def _api_call(self, api: str, call: cst.Call) -> Value:
         args = [self.eval(arg.value) for arg in call.args]
         if api in SOURCES:
-            if api.startswith("keras.utils.") and _string_keyword(call, "subset") == "both":
+            if api.startswith("keras.utils.") and string_keyword(call, "subset") == "both":
                 return TupleValue(tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(2)))
             return Pipeline(frozenset({State(Source(call))}))
         if api == "tfds.load":
             value = _split_value(call)
-            if _bool_literal(_kw_value(call, "with_info")):
+            if bool_literal(keyword_value(call, "with_info")):
                 return TupleValue((value, None))
             return value
         if api == "tfds.builder":
@@ -825,7 +667,7 @@ class _Run:
         if x_arg is not None:
             self.consume(call, "model", description, self.eval(x_arg.value), True, method)
         if method == "fit":
-            validation = _keyword(call, "validation_data")
+            validation = keyword_argument(call, "validation_data")
             if validation is not None:
                 self.consume(call, "model", description, self.eval(validation.value), True, "validation")
 
@@ -956,7 +798,7 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
                 actual = bound.get(source.index)
                 if isinstance(actual, Pipeline):
                     for prefix in actual.states:
-                        states.add(State(prefix.source, (prefix.ops + state.ops)[-_MAX_OPS:]))
+                        states.add(State(prefix.source, (prefix.ops + state.ops)[-MAX_OPS:]))
             else:
                 states.add(state)
         return Pipeline(frozenset(states)) if states else None
@@ -970,10 +812,10 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
 
 def _split_value(call: cst.Call) -> Value:
     """What ``tfds.load`` / ``builder.as_dataset`` return, decided by ``split=`` and ``batch_size=``."""
-    batch_size = _kw_value(call, "batch_size")
+    batch_size = keyword_value(call, "batch_size")
     if isinstance(batch_size, cst.UnaryOperation):
         return None  # batch_size=-1 returns whole tensors, not a Dataset
-    split = _kw_value(call, "split")
+    split = keyword_value(call, "split")
     if split is None:
         return Collection(frozenset({State(Source(call))}))
     if isinstance(split, (cst.List, cst.Tuple)):
@@ -983,23 +825,11 @@ def _split_value(call: cst.Call) -> Value:
     return Pipeline(frozenset({State(Source(call))}))
 
 
-def _kw_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    arg = _keyword(call, name)
-    return arg.value if arg is not None else None
-
-
-def _string_keyword(call: cst.Call, name: str) -> Optional[str]:
-    value = _kw_value(call, name)
-    if isinstance(value, cst.SimpleString):
-        return value.evaluated_value if isinstance(value.evaluated_value, str) else None
-    return None
-
-
 def _ends_with_literal_take(state: State) -> bool:
     if not state.ops or state.ops[-1].name != "take":
         return False
     count = argument(state.ops[-1].call, "count", 0)
-    return count is not None and _int_literal(count.value) is not None
+    return count is not None and int_literal(count.value) is not None
 
 
 def _element_of(value: Value) -> Value:

@@ -6,7 +6,7 @@ from typing import Iterable, Set
 
 import libcst as cst
 
-from tflint_perf.analysis.pipelines import Op, State
+from tflint_perf.analysis.pipeline_values import Op, State
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span

@@ -6,7 +6,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from tflint_perf.analysis.pipelines import argument, has_star_args
+from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument, autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span

@@ -11,7 +11,7 @@ from tflint_perf.analysis.feeds import Feeds, Iteration
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.module import CallSite, LoopNode
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.pipelines import argument
+from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.sessions import Sessions
 from tflint_perf.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.elementwise import about_shapes_or_nan, elementwise_leaves
 from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
-from tflint_perf.analysis.pipelines import argument, has_star_args
+from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.values import TENSOR, ValueKinds
 from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import code_in_block, tensorflow_api

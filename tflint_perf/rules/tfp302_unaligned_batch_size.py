@@ -6,7 +6,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from tflint_perf.analysis.pipelines import argument, has_star_args
+from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.diagnostics import Finding
 from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_fix
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid

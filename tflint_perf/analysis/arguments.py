@@ -1,0 +1,54 @@
+"""A call's arguments as the analysis asks for them: by parameter name or position, and literals."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+
+def keyword_argument(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.Arg]:
+    """The argument bound to parameter ``name`` (keyword or positional), if visibly passed."""
+    found = keyword_argument(call, name)
+    if found is not None or position is None:
+        return found
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[position] if position < len(positional) else None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star for arg in call.args)
+
+
+def int_literal(node: cst.BaseExpression) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    return None
+
+
+def bool_literal(node: Optional[cst.BaseExpression]) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def keyword_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    arg = keyword_argument(call, name)
+    return arg.value if arg is not None else None
+
+
+def string_keyword(call: cst.Call, name: str) -> Optional[str]:
+    value = keyword_value(call, name)
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value if isinstance(value.evaluated_value, str) else None
+    return None

@@ -1,0 +1,165 @@
+"""The values the tf.data pipeline interpreter computes, and how they join.
+
+A Dataset value is a set of possible *states*; a state is a source plus the ops applied to it, in
+order. ``join`` is the may-analysis' merge of two branches. See ``pipelines.py`` for the interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from tflint_perf.analysis.module import ClassInfo, FunctionInfo
+
+MAX_STATES = 32  # a value with more possible states than this becomes unknown
+MAX_OPS = 64  # a state keeps its last ops only
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a pipeline starts: a constructor call, or (inside a helper) a parameter."""
+
+    node: cst.CSTNode
+    kind: str = "call"  # "call" | "param"
+    index: int = 0
+    function: Optional[FunctionInfo] = None
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    call: cst.Call
+
+
+@dataclass(frozen=True)
+class State:
+    source: Source
+    ops: Tuple[Op, ...] = ()
+
+    @property
+    def is_real(self) -> bool:
+        return self.source.kind == "call"
+
+    @property
+    def last_call(self) -> cst.Call:
+        """The call whose result is this state: the last op, or the source itself."""
+        return self.ops[-1].call if self.ops else self.source.node  # type: ignore[return-value]
+
+    def extended(self, op: Op) -> "State":
+        return State(self.source, (self.ops + (op,))[-MAX_OPS:])
+
+    def ops_before(self, call: cst.Call) -> Tuple[Op, ...]:
+        for index, op in enumerate(self.ops):
+            if op.call is call:
+                return self.ops[:index]
+        return self.ops
+
+    def ops_after(self, call: cst.Call) -> Tuple[Op, ...]:
+        for index, op in enumerate(self.ops):
+            if op.call is call:
+                return self.ops[index + 1:]
+        return ()
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    states: FrozenSet[State]
+
+
+@dataclass(frozen=True)
+class TupleValue:
+    items: Tuple["Value", ...]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A dict or list of Datasets (``tfds.load`` without ``split=``): any element is a Dataset."""
+
+    states: FrozenSet[State]
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    function: FunctionInfo
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    cls: ClassInfo
+
+
+@dataclass(frozen=True)
+class TfdsBuilder:
+    node: cst.CSTNode
+
+
+Value = Union[Pipeline, TupleValue, Collection, FunctionRef, ClassRef, TfdsBuilder, None]
+Env = Dict[str, Value]
+
+
+@dataclass(frozen=True)
+class Consumption:
+    """A place where a pipeline is iterated: ``model.fit``, a ``for`` loop, ``iter()``..."""
+
+    node: cst.CSTNode
+    kind: str  # "model" | "for" | "iter" | "iterator" | "distribute"
+    description: str
+    states: FrozenSet[State]
+    training: bool
+    role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
+
+    @property
+    def trains_on(self) -> bool:
+        """The consumer optimises on these elements: ``fit``'s data or a training loop, not
+        validation, ``evaluate`` or ``predict``."""
+        return self.training and self.role not in ("validation", "evaluate", "predict")
+
+
+@dataclass(frozen=True)
+class Summary:
+    returns: Value
+    consumptions: Tuple[Consumption, ...]
+
+
+def join(a: Value, b: Value) -> Value:
+    if a is None:
+        return b
+    if b is None or a is b or a == b:
+        return a
+    if isinstance(a, Pipeline) and isinstance(b, Pipeline):
+        states = a.states | b.states
+        return Pipeline(states) if len(states) <= MAX_STATES else None
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
+        return TupleValue(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if isinstance(a, Collection) and isinstance(b, Collection):
+        return Collection(a.states | b.states)
+    return None
+
+
+def join_envs(a: Env, b: Env) -> Env:
+    merged = dict(a)
+    for name, value in b.items():
+        current = merged.get(name)
+        # Most names (every def and class in the module, for a start) are bound to the same object on
+        # both sides, and joining a value with itself gives it back.
+        merged[name] = current if current is value else join(current, value)
+    return merged
+
+
+def same_env(a: Env, b: Env) -> bool:
+    """Equal as environments: a name bound to None (unknown) is the same as an unbound one."""
+    return {k: v for k, v in a.items() if v is not None} == {k: v for k, v in b.items() if v is not None}
+
+
+def maximal(states: Sequence[State]) -> List[State]:
+    """The states no other state in ``states`` extends: the ends of the paths, not their prefixes."""
+    return [
+        state for state in states
+        if not any(
+            other is not state and other.source == state.source and len(other.ops) > len(state.ops)
+            and other.ops[: len(state.ops)] == state.ops
+            for other in states
+        )
+    ]
