@@ -401,31 +401,10 @@ class _Run:
             iterated = self.eval(node.iter)
             self._consume_by_loop(node, iterated)
             element = _element_of(iterated)
-            before = self.env
-            env = dict(before)
-            for _ in range(self._loop_passes()):
-                entry = self._bind_target_env(node.target, element, env)
-                after = join_envs(before, self._branch(_block(node.body), entry))
-                env, settled = after, same_env(env, after)
-                if settled:
-                    break
-            self._loop_depth -= 1
-            self.env = env
-            if node.orelse:
-                self.run_statement(node.orelse)
+            self._run_loop(node, lambda env: self._bind_target_env(node.target, element, env))
         elif isinstance(node, cst.While):
             self.eval(node.test)
-            before = self.env
-            env = dict(before)
-            for _ in range(self._loop_passes()):
-                after = join_envs(before, self._branch(_block(node.body), env))
-                env, settled = after, same_env(env, after)
-                if settled:
-                    break
-            self._loop_depth -= 1
-            self.env = env
-            if node.orelse:
-                self.run_statement(node.orelse)
+            self._run_loop(node, lambda env: env)
         elif isinstance(node, (cst.Try, cst.TryStar)):
             before = self.env
             after_body = self._branch(_block(node.body), before)
@@ -503,6 +482,21 @@ class _Run:
                 self.analysis._class_attrs[key] = join(self._class_attr(key), value)
                 self.class_attrs_written[key] = None
                 self._note_states(value)
+
+    def _run_loop(self, node: Union[cst.For, cst.While], entry_of: Callable[[Env], Env]) -> None:
+        """The loop body from ``entry_of(env)`` (the target bound, for a ``for``), iterated until the
+        environment settles or the passes run out; then the ``else`` block."""
+        before = self.env
+        env = dict(before)
+        for _ in range(self._loop_passes()):
+            after = join_envs(before, self._branch(_block(node.body), entry_of(env)))
+            env, settled = after, same_env(env, after)
+            if settled:
+                break
+        self._loop_depth -= 1
+        self.env = env
+        if node.orelse:
+            self.run_statement(node.orelse)
 
     def _bind_target_env(self, target: cst.BaseExpression, value: Value, env: Env) -> Env:
         saved = self.env
