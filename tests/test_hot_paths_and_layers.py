@@ -305,8 +305,9 @@ def test_feeds_built_before_the_loop_are_not_per_step_data():
 
 # -- rules: what examples cannot show ------------------------------------------------------------
 
-HIDDEN = "from tensorflow import keras\nmodel = keras.Sequential([keras.layers.Dense(100), keras.layers.Dense(10)])\n"
-FIT = "import tensorflow as tf\nmodel.fit(x, y, batch_size=100)\n"
+_MIXED = "keras.mixed_precision.set_global_policy('mixed_float16')\n"
+HIDDEN = "from tensorflow import keras\n" + _MIXED + "model = keras.Sequential([keras.layers.Dense(100), keras.layers.Dense(10)])\n"
+FIT = "import tensorflow as tf\nfrom tensorflow import keras\n" + _MIXED + "model.fit(x, y, batch_size=100)\n"
 
 
 def test_alignment_rules_skip_test_files():

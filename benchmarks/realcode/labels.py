@@ -3,8 +3,8 @@
 A label file `labels/<CODE>.csv` has the columns
     repo,path,line,cell,code,verdict,reason
 `repo` is the tree's directory (`owner+name`), `path` is relative to the tree, `line` is a line or a
-range `a-b` (a row of the cell for a notebook), `cell` the notebook cell index (0-based, counting
-every cell) or empty, `verdict` is `should-flag` or `should-not-flag`.
+range `a-b` (a row of the cell for a notebook), `cell` the notebook cell number as the linter prints
+it (`cell 3`: 1-based, markdown cells counted) or empty, `verdict` is `should-flag` or `should-not-flag`.
 """
 
 from __future__ import annotations

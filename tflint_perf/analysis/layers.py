@@ -94,10 +94,16 @@ class LayerAnalysis:
     def is_output_layer(self, call: cst.Call) -> bool:
         return call in self._outputs or self._has_head_activation(call)
 
+    def is_reshaped(self, call: cst.Call) -> bool:
+        """A layer whose output a `Reshape` follows: its width is the product of the new shape, not a choice."""
+        _ = self._outputs
+        return call in self._reshaped
+
     # -- output layers --------------------------------------------------------------------------
     @cached_property
     def _outputs(self) -> Set[cst.Call]:
         self._marked: Set[cst.Call] = set()
+        self._reshaped: Set[cst.Call] = set()
         model = self.model
         adds: dict = {}
         for site in model.calls:
@@ -111,10 +117,14 @@ class LayerAnalysis:
             elif name in SEQUENTIAL_CONSTRUCTORS:
                 layers = argument(call, "layers", 0)
                 if layers is not None:
-                    self._mark_last_of_sequence(self._sequence_items(layers.value, *where), *where)
+                    items = self._sequence_items(layers.value, *where)
+                    self._mark_last_of_sequence(items, *where)
+                    self._note_reshaped_items(items, *where)
             elif name in HEAD_FUNCTIONS:
                 for arg in call.args[:1]:
                     self._trace(arg.value, *where, 0)
+            elif isinstance(call.func, cst.Call) and self.layer_name(call.func) == "Reshape" and call.args:
+                self._reshaped.update(self._producers(call.args[0].value, *where))
             elif isinstance(call.func, cst.Call) and self._is_head_layer(call.func):
                 for arg in call.args[:1]:
                     self._trace(arg.value, *where, 0)
@@ -157,6 +167,24 @@ class LayerAnalysis:
             if not all(self.layer_name(c) in PASS_THROUGH for c in constructors):
                 return True
         return False
+
+    def _note_reshaped_items(self, items: List[cst.BaseExpression], scope, place, lambdas) -> None:
+        for item, following in zip(items, items[1:]):
+            if any(self.layer_name(c) == "Reshape" for c in self._constructors(following, scope, place, lambdas, applied=False)):
+                self._reshaped.update(self._constructors(item, scope, place, lambdas, applied=False))
+
+    def _producers(self, tensor: cst.BaseExpression, scope, place, lambdas) -> List[cst.Call]:
+        """The layer constructors whose application yields ``tensor`` (`Dense(n)(x)`, or a name bound to it)."""
+        if isinstance(tensor, cst.Call):
+            return self._constructors(tensor.func, scope, place, lambdas, applied=True)
+        if isinstance(tensor, cst.Name):
+            return [
+                constructor
+                for binding in self.model.reaching(tensor.value, scope, place, lambdas) or []
+                if binding.kind == "assign" and isinstance(binding.value, cst.Call)
+                for constructor in self._constructors(binding.value.func, binding.scope, binding.place, (), applied=True)
+            ]
+        return []
 
     def _mark(self, constructors: List[cst.Call]) -> None:
         for constructor in constructors:

@@ -466,6 +466,12 @@ class ModuleModel:
         return PipelineAnalysis(self)
 
     @cached_property
+    def precision(self) -> "Precision":
+        from tflint_perf.analysis.precision import PrecisionAnalysis
+
+        return PrecisionAnalysis(self).precision
+
+    @cached_property
     def effects(self) -> "EffectAnalysis":
         from tflint_perf.analysis.effects import EffectAnalysis
 

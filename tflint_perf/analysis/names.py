@@ -9,7 +9,7 @@ rule compares strings and never cares how the user imported things.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -111,6 +111,9 @@ class ImportTable:
         # Set by any import of TensorFlow or Keras, even one whose name is later rebound or starred: rules
         # that judge a call by its shape (`sess.run(..., feed_dict=...)`) need the file to be TF code.
         self.imports_framework = False
+        # Every module imported by name, tracked or not: a few questions are about the module alone
+        # (is this a TensorFlow Decision Forests notebook?).
+        self.modules: Set[str] = set()
         # resolve()'s answers by node id, each with its node: the analysis asks about the same few hundred
         # calls thousands of times. Holding the node keeps its id from being reused by another; any
         # change to the bindings empties the memo, so it never answers from an incomplete table.
@@ -162,6 +165,7 @@ class ImportTable:
             self.bind(local, f"{module}.{imported}")
 
     def _note_module(self, module: str) -> None:
+        self.modules.add(module)
         if module.split(".")[0] in FRAMEWORK_ROOTS:
             self.imports_framework = True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
@@ -13,11 +14,28 @@ from tflint_perf.rules.base import Option, RuleContext
 ALIGNMENT_OPTIONS = (
     Option(
         "alignment",
-        8,
-        "the multiple tensor cores want: 8 for float16/bfloat16, 4 for TF32-only, 16 for int8",
+        0,
+        "the multiple tensor cores want; 0 (the default) reads it from the module's precision: 8 for a "
+        "float16/bfloat16 mixed-precision policy, 4 for float32 (TF32), none for TPU or Decision Forests code; "
+        "set 8 (16-bit), 4 (TF32) or 16 (int8) to state your hardware instead",
     ),
-    Option("min-width", 16, "literals below this are never reported (tiny layers and batches are deliberate)"),
+    Option(
+        "min-width",
+        64,
+        "literals below this are never reported: layers and batches that small are memory-bound, so "
+        "tensor-core alignment makes no measurable difference (NVIDIA's guides ask for 64 and more)",
+    ),
 )
+
+
+@dataclass(frozen=True)
+class Misalignment:
+    aligned: int  # the next multiple
+    alignment: int
+    assumed: str  # the precision the alignment came from, for the message
+
+    def describe(self) -> str:
+        return f"is not a multiple of {self.alignment} ({self.assumed})"
 
 
 def integer_value(node: cst.Integer) -> Optional[int]:
@@ -27,16 +45,30 @@ def integer_value(node: cst.Integer) -> Optional[int]:
         return None
 
 
-def misaligned(context: RuleContext, node: cst.Integer) -> Optional[int]:
-    """The next multiple of the alignment when ``node`` is a reportable misaligned literal, else None."""
-    alignment = context.option("alignment")
-    minimum = context.option("min-width")
+def alignment_for(context: RuleContext) -> tuple:
+    """(alignment, what it assumes); alignment 0 when the module's hardware makes alignment moot."""
+    configured = context.option("alignment")
+    precision = context.model.precision
+    if precision.name == "decision forests":
+        return 0, precision.in_message()
+    if configured:
+        return configured, "the configured alignment"
+    if precision.alignment == 8:
+        return 8, precision.in_message()
+    if precision.alignment == 4:
+        return 4, "float32: TF32 tensor cores"
+    return 0, precision.in_message()
+
+
+def misaligned(context: RuleContext, node: cst.Integer) -> Optional[Misalignment]:
+    """How a reportable misaligned literal misses the alignment, else None."""
     value = integer_value(node)
-    if value is None or alignment < 2 or value < max(minimum, 1) or value % alignment == 0:
+    if value is None or value < max(context.option("min-width"), 1) or is_test_file(context.filename):
         return None
-    if is_test_file(context.filename):
+    alignment, assumed = alignment_for(context)
+    if alignment < 2 or value % alignment == 0:
         return None
-    return -(-value // alignment) * alignment
+    return Misalignment(-(-value // alignment) * alignment, alignment, assumed)
 
 
 def round_up_fix(node: cst.Integer, aligned: int) -> FixPlan:

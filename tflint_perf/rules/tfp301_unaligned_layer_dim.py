@@ -1,4 +1,4 @@
-"""TFP301 unaligned-layer-dim: a hidden layer's width is a literal that is not a multiple of 8."""
+"""TFP301 unaligned-layer-dim: a hidden layer's width is not a multiple of what tensor cores want."""
 
 from __future__ import annotations
 
@@ -9,18 +9,23 @@ from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _KERAS = "import tensorflow as tf\nfrom tensorflow import keras\n"
+_MIXED = _KERAS + "keras.mixed_precision.set_global_policy('mixed_float16')\n"
 
 
 class UnalignedLayerDim(Rule):
     code = "TFP301"
     name = "unaligned-layer-dim"
-    summary = "Hidden layer width is not a multiple of 8, so tensor cores run it less efficiently"
+    summary = "Hidden layer width is not a multiple of 8 (16-bit) or 4 (float32), so tensor cores run it less efficiently"
     fix_availability = "always"
     options = ALIGNMENT_OPTIONS
 
     what_it_does = """
-Checks Keras layers whose width is an integer literal that is not a multiple of the alignment
-(8 by default). The width that counts, per layer:
+Checks Keras layers whose width is an integer literal that is not a multiple of the alignment.
+The alignment follows the module's precision: 8 under a `mixed_float16` / `mixed_bfloat16` policy
+(or `dtype="float16"` layers, or the mixed-precision graph rewrite), 4 in float32 (TF32 tensor
+cores); the message names what it assumed. Modules that use a TPU (`TPUStrategy`,
+`TPUClusterResolver`, `TPUEstimator`) or TensorFlow Decision Forests get no finding. The width that
+counts, per layer:
 
 | layer | argument |
 |---|---|
@@ -35,7 +40,7 @@ Output layers are never reported: their width is the number of classes or target
 output layer when it is the last layer of a `Sequential` list or of a run of `model.add(...)`
 calls, when its result flows to the outputs of `Model(inputs, outputs)` or is returned from a
 function (a subclassed model's `call`, a `build_head` helper), or when it has a softmax or sigmoid
-activation or feeds a `Softmax` layer. Widths below `min-width` (16), widths passed as variables
+activation or feeds a `Softmax` layer. Widths below `min-width` (64), widths passed as variables
 (`Dense(num_classes)`) and test files (`test_*.py`, `*_test.py`, `tests/`) are not reported
 either.
 """
@@ -54,6 +59,7 @@ alignment makes no reliable difference: set `alignment` for your hardware or dis
     example = """
 from tensorflow import keras
 
+keras.mixed_precision.set_global_policy("mixed_float16")
 model = keras.Sequential([
     keras.layers.Dense(500, activation="relu"),
     keras.layers.Dense(10, activation="softmax"),
@@ -62,6 +68,7 @@ model = keras.Sequential([
     use_instead = """
 from tensorflow import keras
 
+keras.mixed_precision.set_global_policy("mixed_float16")
 model = keras.Sequential([
     keras.layers.Dense(504, activation="relu"),
     keras.layers.Dense(10, activation="softmax"),
@@ -73,8 +80,9 @@ the architecture (parameter count, capacity, compatibility with saved checkpoint
 so results and saved models change. It is offered only with `--unsafe-fixes`.
 """
     known_problems = """
-The rule does not know which hardware or precision the code runs with; on CPU-only or float32
-(non-TF32) training the finding is noise. The fan-in of the first layer (the input feature
+The rule reads the precision from the module itself: a policy set in another module, or a TPU
+chosen by a flag at run time, is not seen (set `alignment` to state your hardware). On CPU-only
+training or GPUs without tensor cores the finding is noise. The fan-in of the first layer (the input feature
 count) is not checked: it comes from the data, not from a literal in the layer.
 """
     references = (
@@ -89,6 +97,27 @@ count) is not checked: it comes from the data, not from a literal in the layer.
     )
 
     valid = (
+        # A width that a Reshape turns into a shape (7 * 7 * 50) is the shape's product, not a choice.
+        Valid(
+            _MIXED + "decoder = keras.Sequential([keras.layers.Dense(512), keras.layers.Dense(2450),\n"
+            "    keras.layers.Reshape((7, 7, 50)), keras.layers.Conv2DTranspose(1, 5)])\n"
+        ),
+        Valid(
+            _MIXED + "z = keras.Input(shape=(128,))\nx = keras.layers.Dense(2450)(z)\nx = keras.layers.Reshape((7, 7, 50))(x)\n"
+        ),
+        # float32 (TF32 tensor cores) wants multiples of 4: 100 is aligned.
+        Valid(_KERAS + "model = keras.Sequential([keras.layers.Dense(100, activation='relu'), keras.layers.Dense(10)])\n"),
+        # TPU code pads to its own tiles: no GPU alignment finding.
+        Valid(
+            _MIXED + "strategy = tf.distribute.TPUStrategy(resolver)\nwith strategy.scope():\n"
+            "    model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n"
+        ),
+        # TensorFlow Decision Forests trains no matrix multiply.
+        Valid(
+            "import tensorflow_decision_forests as tfdf\n" + _KERAS
+            + "preprocessing = keras.Sequential([keras.layers.Dense(250, activation='relu'), keras.layers.Dense(4)])\n"
+            "model = tfdf.keras.RandomForestModel(preprocessing=preprocessing)\n"
+        ),
         # The last layer of a Sequential list is the output layer.
         Valid(_KERAS + "model = keras.Sequential([keras.layers.Dense(512), keras.layers.Dense(100)])\n"),
         # The layer producing a functional model's outputs, through a name and a Softmax layer.
@@ -122,38 +151,46 @@ count) is not checked: it comes from the data, not from a literal in the layer.
     )
     invalid = (
         Invalid(
-            _KERAS + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
-            fixed=_KERAS + "model = keras.Sequential([keras.layers.Dense(504, activation='relu'), keras.layers.Dense(10)])\n",
+            _MIXED + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
+            fixed=_MIXED + "model = keras.Sequential([keras.layers.Dense(504, activation='relu'), keras.layers.Dense(10)])\n",
             unsafe=True,
         ),
         Invalid(
-            _KERAS + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
+            _MIXED + "model = keras.Sequential([keras.layers.Dense(500, activation='relu'), keras.layers.Dense(10)])\n",
             fixed=None,
         ),
         Invalid(
-            "from tensorflow.keras import layers, Model, Input\ninputs = Input(shape=(32, 32, 3))\n"
+            "from tensorflow.keras import layers, Model, Input, mixed_precision\n"
+            "mixed_precision.set_global_policy('mixed_bfloat16')\ninputs = Input(shape=(32, 32, 3))\n"
             "x = layers.Conv2D(filters=100, kernel_size=3)(inputs)\nx = layers.Flatten()(x)\n"
             "x = layers.Dense(units=500)(x)\noutputs = layers.Dense(10)(x)\nmodel = Model(inputs, outputs)\n",
             count=2,
-            fixed="from tensorflow.keras import layers, Model, Input\ninputs = Input(shape=(32, 32, 3))\n"
+            fixed="from tensorflow.keras import layers, Model, Input, mixed_precision\n"
+            "mixed_precision.set_global_policy('mixed_bfloat16')\ninputs = Input(shape=(32, 32, 3))\n"
             "x = layers.Conv2D(filters=104, kernel_size=3)(inputs)\nx = layers.Flatten()(x)\n"
             "x = layers.Dense(units=504)(x)\noutputs = layers.Dense(10)(x)\nmodel = Model(inputs, outputs)\n",
             unsafe=True,
         ),
         Invalid(
-            _KERAS + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 100),\n"
+            _MIXED + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 100),\n"
             "    keras.layers.LSTM(250),\n    keras.layers.Dense(1, activation='sigmoid'),\n])\n",
             count=2,
-            fixed=_KERAS + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 104),\n"
+            fixed=_MIXED + "encoder = keras.Sequential([\n    keras.layers.Embedding(20000, 104),\n"
             "    keras.layers.LSTM(256),\n    keras.layers.Dense(1, activation='sigmoid'),\n])\n",
             unsafe=True,
         ),
         Invalid(
-            _KERAS + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=60)\n"
+            _MIXED + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=100)\n"
             "projection = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 100))\n",
             count=2,
-            fixed=_KERAS + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=64)\n"
+            fixed=_MIXED + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=104)\n"
             "projection = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 104))\n",
+            unsafe=True,
+        ),
+        # float32 (TF32): multiples of 4; the message says which precision it assumed.
+        Invalid(
+            _KERAS + "model = keras.Sequential([keras.layers.Dense(250, activation='relu'), keras.layers.Dense(10)])\n",
+            fixed=_KERAS + "model = keras.Sequential([keras.layers.Dense(252, activation='relu'), keras.layers.Dense(10)])\n",
             unsafe=True,
         ),
     )
@@ -165,11 +202,11 @@ count) is not checked: it comes from the data, not from a literal in the layer.
             if width is None:
                 continue
             layer, parameter, literal = width
-            aligned = misaligned(context, literal)
-            if aligned is None or layers.is_output_layer(site.node):
+            miss = misaligned(context, literal)
+            if miss is None or layers.is_output_layer(site.node) or layers.is_reshaped(site.node):
                 continue
             message = (
-                f"`{layer}` {parameter}={literal.value} is not a multiple of {context.option('alignment')}; "
-                f"tensor cores (float16/bfloat16/TF32 on NVIDIA GPUs) run aligned sizes faster, e.g. {aligned}"
+                f"`{layer}` {parameter}={literal.value} {miss.describe()}; "
+                f"tensor cores on NVIDIA GPUs run aligned sizes faster, e.g. {miss.aligned}"
             )
-            yield self.finding(message, literal, fix=round_up_fix(literal, aligned))
+            yield self.finding(message, literal, fix=round_up_fix(literal, miss.aligned))

@@ -12,24 +12,26 @@ from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import tensorflow as tf\n"
+_MIXED = _TF + "tf.keras.mixed_precision.set_global_policy('mixed_float16')\n"
 
 
 class UnalignedBatchSize(Rule):
     code = "TFP302"
     name = "unaligned-batch-size"
-    summary = "Training batch size is not a multiple of 8, so tensor cores run dense layers less efficiently"
+    summary = "Training batch size is not a multiple of 8 (16-bit) or 4 (float32), so tensor cores run dense layers less efficiently"
     fix_availability = "always"
     options = ALIGNMENT_OPTIONS
 
     what_it_does = """
-Checks training batch sizes given as integer literals that are not a multiple of the alignment
-(8 by default): `model.fit(..., batch_size=N)`, and `Dataset.batch(N)` / `padded_batch(N)` on a
-pipeline that is consumed for training (`model.fit`'s data, a training loop, an iterator).
+Checks training batch sizes given as integer literals that are not a multiple of the alignment:
+8 under a `mixed_float16` / `mixed_bfloat16` policy, 4 in float32 (TF32 tensor cores), nothing in
+modules that use a TPU or TensorFlow Decision Forests; the message names what it assumed. The
+sizes: `model.fit(..., batch_size=N)`, and `Dataset.batch(N)` / `padded_batch(N)` on a pipeline that is consumed for training (`model.fit`'s data, a training loop, an iterator).
 
 `model.fit` is reported only in a file that imports TensorFlow or Keras, since any library may
 have a `fit` with a `batch_size`. Not reported: `evaluate` / `predict` batch sizes and pipelines consumed only for validation,
 evaluation, prediction or inspection (`for x in ds.take(3)`); batch sizes below `min-width`
-(16) or passed as variables; test files (`test_*.py`, `*_test.py`, `tests/`).
+(64) or passed as variables; test files (`test_*.py`, `*_test.py`, `tests/`).
 """
     why_bad = """
 This matters on NVIDIA GPUs with tensor cores (Volta and later) when the math runs in 16-bit
@@ -45,12 +47,14 @@ difference: set `alignment` for your hardware or disable the rule.
     example = """
 import tensorflow as tf
 
+tf.keras.mixed_precision.set_global_policy("mixed_float16")
 ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10_000).batch(100).prefetch(tf.data.AUTOTUNE)
 model.fit(ds, epochs=10)
 """
     use_instead = """
 import tensorflow as tf
 
+tf.keras.mixed_precision.set_global_policy("mixed_float16")
 ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10_000).batch(104).prefetch(tf.data.AUTOTUNE)
 model.fit(ds, epochs=10)
 """
@@ -61,8 +65,9 @@ steps per epoch, batch-norm statistics) and memory use. It is offered only with
 `--unsafe-fixes`.
 """
     known_problems = """
-The rule does not know which hardware or precision the code runs with; on CPU-only or float32
-(non-TF32) training the finding is noise. A batch size kept in a constant
+The rule reads the precision from the module itself: a policy set in another module, or a TPU
+chosen by a flag at run time, is not seen (set `alignment` to state your hardware). On CPU-only
+training or GPUs without tensor cores the finding is noise. A batch size kept in a constant
 (`BATCH_SIZE = 100`) is not followed.
 """
     references = (
@@ -74,6 +79,10 @@ The rule does not know which hardware or precision the code runs with; on CPU-on
     )
 
     valid = (
+        # float32 (TF32 tensor cores) wants multiples of 4: 100 is aligned.
+        Valid(_TF + "model.fit(x_train, y_train, batch_size=100, epochs=5)\n"),
+        # TPU code: no GPU alignment finding.
+        Valid(_MIXED + "resolver = tf.distribute.cluster_resolver.TPUClusterResolver()\nmodel.fit(x, y, batch_size=100)\n"),
         # Inference only.
         Valid(_TF + "preds = model.predict(x_test, batch_size=100)\nmodel.evaluate(x_test, y_test, batch_size=50)\n"),
         # A pipeline used only for validation.
@@ -94,20 +103,26 @@ The rule does not know which hardware or precision the code runs with; on CPU-on
     )
     invalid = (
         Invalid(
-            _TF + "model.fit(x_train, y_train, batch_size=100, epochs=5)\n",
-            fixed=_TF + "model.fit(x_train, y_train, batch_size=104, epochs=5)\n",
+            _MIXED + "model.fit(x_train, y_train, batch_size=100, epochs=5)\n",
+            fixed=_MIXED + "model.fit(x_train, y_train, batch_size=104, epochs=5)\n",
             unsafe=True,
         ),
-        Invalid(_TF + "model.fit(x_train, y_train, 100, 5)\n", fixed=None),
+        Invalid(_MIXED + "model.fit(x_train, y_train, 100, 5)\n", fixed=None),
+        # float32 (TF32): multiples of 4.
         Invalid(
-            _TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(50)\n\n"
+            _TF + "model.fit(x_train, y_train, batch_size=90, epochs=5)\n",
+            fixed=_TF + "model.fit(x_train, y_train, batch_size=92, epochs=5)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(90)\n\n"
             "for batch in make(['a.tfrecord']):\n    train_step(batch)\n",
-            fixed=_TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(56)\n\n"
+            fixed=_TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(92)\n\n"
             "for batch in make(['a.tfrecord']):\n    train_step(batch)\n",
             unsafe=True,
         ),
         Invalid(
-            _TF + "ds = tf.data.Dataset.range(1000)\nif shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(batch_size=30)\n"
+            _TF + "ds = tf.data.Dataset.range(1000)\nif shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(batch_size=90)\n"
             "model.fit(ds, epochs=2)\n",
         ),
     )
@@ -128,11 +143,11 @@ The rule does not know which hardware or precision the code runs with; on CPU-on
         if arg is None or not isinstance(arg.value, cst.Integer):
             return
         literal = arg.value
-        aligned = misaligned(context, literal)
-        if aligned is None:
+        miss = misaligned(context, literal)
+        if miss is None:
             return
         message = (
-            f"Training {what} {literal.value} is not a multiple of {context.option('alignment')}; tensor cores "
-            f"(float16/bfloat16/TF32 on NVIDIA GPUs) run dense layers faster on aligned batches, e.g. {aligned}"
+            f"Training {what} {literal.value} {miss.describe()}; tensor cores on NVIDIA GPUs "
+            f"run dense layers faster on aligned batches, e.g. {miss.aligned}"
         )
-        yield self.finding(message, literal, fix=round_up_fix(literal, aligned))
+        yield self.finding(message, literal, fix=round_up_fix(literal, miss.aligned))

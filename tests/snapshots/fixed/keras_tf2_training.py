@@ -12,6 +12,9 @@ import tensorflow as tf
 from tensorflow import keras
 from tensorflow.keras import layers
 
+# Mixed precision: 16-bit tensor cores want layer widths and batch sizes in multiples of 8.
+keras.mixed_precision.set_global_policy("mixed_float16")
+
 AUTOTUNE = tf.data.AUTOTUNE
 NUM_CLASSES = 37
 VOCAB = 20_000
