@@ -396,7 +396,7 @@ def test_cond_fix_adds_the_tensorflow_import_when_the_module_has_no_alias():
 def test_feed_dict_rule_skips_test_files():
     source = (
         "import tensorflow as tf\nwith tf.Session() as sess:\n    for xb in batches:\n"
-        "        sess.run(op, feed_dict={x: xb})\n"
+        "        sess.run(train_op, feed_dict={x: xb})\n"
     )
     assert [d.code for d in lint(source, ["TFP104"])] == ["TFP104"]
     assert lint(source, ["TFP104"], filename="tests/test_ops.py") == []

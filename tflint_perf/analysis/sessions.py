@@ -16,6 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.analysis.module import Binding, CallSite, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.purpose import Purpose
 
 SESSION_FACTORIES = frozenset(
     {
@@ -114,3 +115,123 @@ def _root_name(expr: cst.BaseExpression) -> Optional[str]:
 
 def _is_self(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "self"
+
+
+# -- what a run is for ---------------------------------------------------------------------------
+# A fetch that names a training op: `train_op`, `optimizer` (bound to `...minimize(loss)`), `d_optim`,
+# `self.update`, `train_step.run(...)`. Metrics, losses, summaries and samples are not.
+TRAIN_FETCH_NAME = re.compile(
+    r"(?:^|_)(?:train(?:_?op|_?step|ing_?op|er)?s?|updates?(?:_?ops?)?|apply_?grad\w*|minimi[sz]e\w*|backprop)\d*$"
+    r"|(?:^|_)(?:optim\w*|opt|solver)(?:_|\d|$)",
+    re.IGNORECASE,
+)
+_TRAIN_OP_METHODS = frozenset({"minimize", "apply_gradients"})
+_TRAIN_OP_CALLS = frozenset({"tf.group", "tf.train.Optimizer.minimize", "tf.contrib.layers.optimize_loss"})
+# A function whose single run is the step a loop elsewhere repeats: `partial_fit`, `train_step`, `update`.
+TRAIN_FUNCTION_NAME = re.compile(r"(?:^|_)(?:train|fit|update|optimi[sz]e|learn)(?:_|$)", re.IGNORECASE)
+
+
+class RunPurposes:
+    """What a `Session.run` / `Operation.run` / `Tensor.eval` call is for."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+
+    def purpose(self, site: CallSite, fetches: Optional[cst.BaseExpression]) -> Purpose:
+        """Training when a fetch is a train op, or when the run is the step of a training function
+        called from a loop (`partial_fit`); evaluation when it fetches only metrics; else unknown."""
+        if fetches is not None and any(
+            TRAIN_FETCH_NAME.search(item) if isinstance(item, str) else self._is_train_op(item, site, 0)
+            for item in _fetch_items(fetches)
+        ):
+            return Purpose.TRAINING
+        function = site.function
+        if function is not None and not site.loops and TRAIN_FUNCTION_NAME.search(function.name):
+            return Purpose.TRAINING
+        return Purpose.UNKNOWN
+
+    def _is_train_op(self, expr: cst.BaseExpression, site: CallSite, depth: int) -> bool:
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _TRAIN_OP_METHODS:
+                return True
+            return self.model.call_name(expr) in _TRAIN_OP_CALLS
+        leaf = _leaf(expr)
+        if leaf is not None and TRAIN_FETCH_NAME.search(leaf):
+            return True
+        if isinstance(expr, cst.Name):
+            bindings = self.model.reaching(expr.value, site.function, site.place, site.lambdas) or []
+            return any(
+                b.kind == "assign" and b.value is not None and self._is_train_op(b.value, site, depth + 1)
+                for b in bindings
+            )
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and site.function is not None:
+            owner = site.function.owner
+            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            return any(self._is_train_op(value, site, depth + 1) for value in values)
+        return False
+
+    def feeds_back(self, feed: cst.BaseExpression, site: CallSite) -> bool:
+        """A fed value comes from what an earlier run returned: sampling, generation, an on-policy
+        rollout. Each step needs the previous one's output, so no input pipeline can run ahead."""
+        returned = self._run_results(site.function)
+        if not returned:
+            return False
+        return any(isinstance(node, cst.Name) and node.value in returned for node in _descendants(feed))
+
+    def _run_results(self, scope: Optional[FunctionInfo]) -> frozenset:
+        names = set()
+        for name, bindings in self.model.bindings.get(scope, {}).items():
+            for binding in bindings:
+                if binding.value is not None and any(_is_run_call(node) for node in _descendants(binding.value)):
+                    names.add(name)
+        return frozenset(names)
+
+
+def run_fetches(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """What a run computes: `sess.run(fetches, ...)`'s first argument; the receiver of `op.run()` and `t.eval()`."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if func.attr.value == "run":
+        first = call.args[0] if call.args and call.args[0].keyword is None else None
+        fetches = next((arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "fetches"), first)
+        if fetches is not None and not _looks_like_feed(fetches.value):
+            return fetches.value
+    return func.value
+
+
+def _looks_like_feed(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Dict)
+
+
+def _fetch_items(fetches: cst.BaseExpression):
+    if isinstance(fetches, (cst.List, cst.Tuple)):
+        for element in fetches.elements:
+            yield from _fetch_items(element.value)
+    elif isinstance(fetches, cst.Dict):
+        for element in fetches.elements:
+            if isinstance(element, cst.DictElement):
+                yield element.value
+                if isinstance(element.key, cst.SimpleString):
+                    yield str(element.key.evaluated_value)  # `{"train_op": op, "loss": loss}`
+    else:
+        yield fetches
+
+
+def _is_run_call(node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("run", "eval")
+    )
+
+
+def _descendants(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)

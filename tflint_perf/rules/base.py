@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, Iterable, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import Finding, FixPlan
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ class Rule:
     fix_availability: ClassVar[str] = "none"  # "always" | "sometimes" | "none"
     default_enabled: ClassVar[bool] = True
     options: ClassVar[Tuple[Option, ...]] = ()
+    # What the code a finding is about must be for (analysis/purpose.py): training by default, where
+    # speed matters; a rule that also fires on evaluation or inference says so in its message.
+    purposes: ClassVar[FrozenSet[Purpose]] = frozenset({Purpose.TRAINING})
 
     # Documentation, in Markdown, one field per section.
     what_it_does: ClassVar[str]

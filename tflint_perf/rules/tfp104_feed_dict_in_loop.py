@@ -12,7 +12,7 @@ from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.module import CallSite, LoopNode
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.sessions import Sessions
+from tflint_perf.analysis.sessions import RunPurposes, Sessions, run_fetches
 from tflint_perf.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
@@ -46,7 +46,16 @@ A fed value is per-step data when it changes from one iteration to the next: it 
 the loop (`X[i:i + B]`, `next_batch()`), bound in the loop body or as the loop's target, or, for a
 `run` in a function called from a loop, bound in that function (parameters included).
 
-Not reported: feeds of only Python values and hyperparameters (literals, names bound to numbers
+Only the training step is reported, once per loop: the run that fetches a train op (a name such
+as `train_op`, `optimizer`, `d_optim`, `train_step`, `update_ops`, or a value bound to
+`optimizer.minimize(...)` / `apply_gradients(...)` / `tf.group(...)`), or the single run of a
+function named like a training step (`train_step`, `partial_fit`, `update`) that the file calls
+from a loop. Runs that fetch only metrics, losses, summaries or samples (evaluation over test
+batches, a logging re-run under `if step % 100 == 0`) are not the training step; neither is a
+feedback loop whose feed is what an earlier run returned (sampling, generation, on-policy
+rollouts), where no input pipeline could run ahead.
+
+Not reported either: feeds of only Python values and hyperparameters (literals, names bound to numbers
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
 `is_training`, `step`); values bound once before the loop (a `validate_feed` built before
 training and fed every 1,000 steps); calls outside loops (one-off evaluation); calls whose only
@@ -134,6 +143,31 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "def train(sess, ops, batches):\n    for xb, yb in batches:\n"
             "        sess.run(ops.train, feed_dict={ops.x: xb, ops.y: yb})\n"
         ),
+        # Evaluation over test batches: no train op is fetched.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    for i in range(0, len(X_test), 500):\n"
+            "        acc = sess.run(accuracy, feed_dict={x: X_test[i:i + 500], y: Y_test[i:i + 500]})\n"
+        ),
+        # Periodic logging re-runs the loss on the step's batch; the training run feeds from an iterator.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    for step in range(10000):\n        sess.run(train_op)\n"
+            "        if step % 100 == 0:\n            xb, yb = mnist.test.next_batch(128)\n"
+            "            print(sess.run([loss, accuracy], feed_dict={x: xb, y: yb}))\n"
+        ),
+        # A feedback loop: each step feeds what the previous run produced (sampling, generation).
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    state = sess.run(initial_state)\n    token = start\n"
+            "    for i in range(200):\n"
+            "        token, state = sess.run([sample_op, final_state], feed_dict={input_ph: token, state_ph: state})\n"
+        ),
+        # An on-policy update: the fed episode is what the rollout runs returned.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    for episode in range(1000):\n        obs, actions, rewards = [], [], []\n"
+            "        ob = env.reset()\n        for t in range(200):\n"
+            "            action = sess.run(sampled_action, feed_dict={obs_ph: [ob]})\n"
+            "            ob, reward, done, _ = env.step(action)\n            actions.append(action)\n"
+            "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: action})\n"
+        ),
         # No feed.
         Valid(_TF1 + "with tf.Session() as sess:\n    for step in range(100):\n        sess.run(train_op)\n"),
         # Values bound once before the loop: a feedable iterator's handle, a periodic validation feed.
@@ -160,6 +194,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "def train_step(batch_x, batch_y):\n    return loss.eval(feed_dict={x: batch_x, y: batch_y})\n\n"
             "for bx, by in batches:\n    train_step(bx, by)\n"
         ),
+        # Two training runs in one loop (a GAN's discriminator and generator steps): one finding.
+        Invalid(
+            _TF1 + "with tf.Session() as sess:\n    for idx in range(batch_idxs):\n"
+            "        batch = data[idx * B:(idx + 1) * B]\n        z = np.random.uniform(-1, 1, [B, 100])\n"
+            "        sess.run([d_optim, d_sum], feed_dict={inputs: batch, z_ph: z})\n"
+            "        sess.run([g_optim, g_sum], feed_dict={z_ph: z})\n"
+            "        if idx % 100 == 0:\n            samples = sess.run(sampler, feed_dict={z_ph: z, inputs: batch})\n"
+        ),
         # A session stored on self, used in a method called from a loop.
         Invalid(
             _TF1 + "class Trainer:\n    def __init__(self):\n        self.sess = tf.InteractiveSession()\n\n"
@@ -174,6 +216,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
             return  # `x.run(..., feed_dict=...)` is judged by its shape, so the file must be TensorFlow code
         sessions: Optional[Sessions] = None
         feeds: Optional[Feeds] = None
+        purposes: Optional[RunPurposes] = None
+        reported = set()  # one finding per loop: its training step, not each run in it
         for site in model.calls:
             call = site.node
             func = call.func
@@ -193,8 +237,15 @@ is not reported: the values are bound before the loop, like a periodic validatio
             iteration = Iteration(lexical, site.function if called else None)
             if feeds.per_step_entry(feed, site, iteration) is None:
                 continue
+            purposes = purposes or RunPurposes(model)
+            if purposes.purpose(site, run_fetches(call)) not in self.purposes or purposes.feeds_back(feed, site):
+                continue
+            loop = _innermost(site.loops) if lexical else site.function
+            if loop in reported:
+                continue
+            reported.add(loop)
             where = "in a loop" if lexical else "in a function called from a loop"
-            what = f"`{dotted_text(func) or func.attr.value}` with `feed_dict`"
+            what = f"The training step's `{dotted_text(func) or func.attr.value}` with `feed_dict`"
             message = f"{what} {where} copies each step's data from Python before the step can run; {_HELP}"
             yield self.finding(message, call_method_span(call), call)
 
@@ -226,6 +277,10 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
         return "initializer" in name
     text = dotted_text(expr)
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
+
+
+def _innermost(loops) -> Optional[LoopNode]:
+    return loops[-1] if loops else None
 
 
 def _counts_epochs(loop: LoopNode) -> bool:
