@@ -58,9 +58,10 @@ FLOWS = {
         train = train.batch(64)
         model.fit(train)
     """,
-    "keras directory source": """
+    "keras directory source mapped after its own prefetch": """
         from tensorflow import keras
         train_ds = keras.utils.image_dataset_from_directory("data/", batch_size=32)
+        train_ds = train_ds.map(augment)
         model.fit(train_ds)
     """,
     "custom training loop": """

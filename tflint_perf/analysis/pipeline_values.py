@@ -12,6 +12,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.module import ClassInfo, FunctionInfo
+from tflint_perf.analysis.purpose import Purpose
 
 MAX_STATES = 32  # a value with more possible states than this becomes unknown
 MAX_OPS = 64  # a state keeps its last ops only
@@ -25,6 +26,9 @@ class Source:
     kind: str = "call"  # "call" | "param"
     index: int = 0
     function: Optional[FunctionInfo] = None
+    # The source's elements arrive prefetched: a Keras loader that ends in `prefetch` itself, or
+    # `Dataset.zip` of pipelines that each end in `prefetch`.
+    prefetched: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,20 @@ class Consumption:
     states: FrozenSet[State]
     training: bool
     role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
+    # What the consumer is for, where the kind and role do not say it (a loop's body does).
+    declared: Purpose = Purpose.TRAINING
+
+    @property
+    def purpose(self) -> Purpose:
+        if not self.training:
+            return Purpose.INSPECTION if self.declared is Purpose.TRAINING else self.declared
+        if self.role == "fit":
+            return Purpose.TRAINING
+        if self.role in ("validation", "evaluate"):
+            return Purpose.EVALUATION
+        if self.role == "predict":
+            return Purpose.INFERENCE
+        return self.declared
 
     @property
     def trains_on(self) -> bool:

@@ -29,6 +29,7 @@ from tflint_perf.analysis.arguments import (
 )
 from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.purpose import Purpose, purpose_of_names
 from tflint_perf.analysis.pipeline_values import (
     MAX_OPS,
     ClassRef,
@@ -84,7 +85,22 @@ DATASET_METHODS = frozenset(
         "map_with_legacy_function", "filter_with_legacy_function", "distribute",
     }
 )
+# Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
+PREFETCHED_SOURCES = frozenset(
+    {
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+        "keras.utils.timeseries_dataset_from_array",
+    }
+)
+# Ops that may follow a prefetch without undoing it.
+PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip"})
+DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+# Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
+ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
+ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
@@ -174,6 +190,29 @@ class PipelineAnalysis:
     def training_consumptions(self) -> List[Consumption]:
         return [c for c in self.consumptions if c.training]
 
+    def consumptions_for(self, purposes) -> List[Consumption]:
+        """The consumptions whose purpose is one of ``purposes``."""
+        return [c for c in self.consumptions if c.purpose in purposes]
+
+    def only_consumed_outside(self, call: cst.Call, purposes) -> bool:
+        """The pipelines holding op ``call`` are consumed here, and never for one of ``purposes``
+        (an `adapt()`, a plot of `take(9)`, `evaluate`): a finding about them is not worth a user's time."""
+        consumptions = self.consumptions_of(call)
+        return bool(consumptions) and all(c.purpose not in purposes for c in consumptions)
+
+    def ends_prefetched(self, state: State) -> bool:
+        """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
+        for op in reversed(state.ops):
+            if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
+                return True
+            if op.name not in PREFETCH_TRANSPARENT:
+                return False
+        return state.source.prefetched
+
+    def _is_device_prefetch(self, call: cst.Call) -> bool:
+        transformation = call.args[0].value if call.args else None
+        return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
+
     def consumptions_of(self, call: cst.Call) -> List[Consumption]:
         """The consumptions of pipelines that include the op ``call``."""
         return [c for c in self.consumptions if any(any(op.call is call for op in s.ops) for s in c.states)]
@@ -201,6 +240,15 @@ class PipelineAnalysis:
         if consumption.kind == "iter":
             return True
         return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")
+
+    def loop_purpose(self, loop: cst.CSTNode) -> Purpose:
+        """What a loop over a pipeline is for, from what its body calls and passes on."""
+        names: List[str] = []
+        for call in self._loop_calls.get(loop, []):
+            names.append(self.model.call_name(call) or dotted_text(call.func) or "")
+            names.extend(dotted_text(arg.value) or "" for arg in call.args)
+        names.extend(n for n in (_with_item_names(loop)) if n)
+        return purpose_of_names(name.rsplit(".", 1)[-1] for name in names if name)
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""
@@ -604,6 +652,12 @@ class _Run:
             args = [self.eval(arg.value) for arg in call.args]
             if isinstance(receiver, Pipeline) and method in DATASET_METHODS:
                 return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
+            if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
+                self.consume(call, "one-off", f"{method}()", receiver, False, declared=Purpose.ONE_OFF)
+                return None
+            if method == "adapt" and args and isinstance(args[0], Pipeline):
+                self.consume(call, "one-off", "adapt()", args[0], False, declared=Purpose.ONE_OFF)
+                return None
             if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
                 self.consume(call, "iterator", f"{method}()", receiver, True)
                 return None
@@ -628,6 +682,10 @@ class _Run:
             peek = call in self.analysis._peeked
             self.consume(call, "iter", "iter()", value, not peek)
             return None
+        if isinstance(func, cst.Name) and func.value in ONE_OFF_FUNCTIONS and call.args:
+            self.consume(call, "one-off", f"{func.value}()", self.eval(call.args[0].value), False,
+                         declared=Purpose.ONE_OFF)
+            return None
         if isinstance(callee, FunctionRef):
             return self.apply(callee.function, call)
         if isinstance(callee, ClassRef) and callee.cls in self.analysis._dataset_classes:
@@ -641,9 +699,15 @@ class _Run:
     def _api_call(self, api: str, call: cst.Call) -> Value:
         args = [self.eval(arg.value) for arg in call.args]
         if api in SOURCES:
+            prefetched = api in PREFETCHED_SOURCES or (api == "tf.data.Dataset.zip" and self._all_prefetched(args))
             if api.startswith("keras.utils.") and string_keyword(call, "subset") == "both":
-                return TupleValue(tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(2)))
-            return Pipeline(frozenset({State(Source(call))}))
+                return TupleValue(tuple(
+                    Pipeline(frozenset({State(Source(call, index=i, prefetched=prefetched))})) for i in range(2)
+                ))
+            return Pipeline(frozenset({State(Source(call, prefetched=prefetched))}))
+        if api in ONE_OFF_FUNCTIONS and args:
+            self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], False, declared=Purpose.ONE_OFF)
+            return None
         if api == "tfds.load":
             value = _split_value(call)
             if bool_literal(keyword_value(call, "with_info")):
@@ -654,6 +718,16 @@ class _Run:
         if api in ITERATOR_FUNCTIONS and args:
             self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], True)
         return None
+
+    def _all_prefetched(self, args: List[Value]) -> bool:
+        """`Dataset.zip((a, b))` / `zip(a, b)`: every zipped pipeline ends in `prefetch`."""
+        items: List[Value] = []
+        for arg in args:
+            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        pipelines = [item for item in items if isinstance(item, Pipeline)]
+        return bool(pipelines) and len(pipelines) == len(items) and all(
+            self.analysis.ends_prefetched(state) for pipeline in pipelines for state in pipeline.states
+        )
 
     def _consume_model_call(self, call: cst.Call, method: str, args: List[Value]) -> None:
         description = f"{dotted_text(call.func) or method}()"
@@ -678,8 +752,10 @@ class _Run:
                         value = join(value, self.eval(arg.value))
         if not isinstance(value, Pipeline):
             return
-        training = not self._is_inspection_loop(loop, value)
-        self.consume(loop, "for", "for loop", value, training)
+        if self._is_inspection_loop(loop, value):
+            self.consume(loop, "for", "for loop", value, False, declared=Purpose.INSPECTION)
+        else:
+            self.consume(loop, "for", "for loop", value, True, declared=self.analysis.loop_purpose(loop))
 
     def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
         if all(_ends_with_literal_take(state) for state in value.states):
@@ -696,19 +772,19 @@ class _Run:
         return True
 
     def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, training: bool,
-                role: str = "") -> None:
+                role: str = "", declared: Purpose = Purpose.TRAINING) -> None:
         if isinstance(value, TupleValue):
             for item in value.items:
-                self.consume(node, kind, description, item, training, role)
+                self.consume(node, kind, description, item, training, role, declared)
             return
         if not isinstance(value, Pipeline):
             return
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
         if real:
-            self.consumptions.append(Consumption(node, kind, description, real, training, role))
+            self.consumptions.append(Consumption(node, kind, description, real, training, role, declared))
         if symbolic:
-            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training, role))
+            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training, role, declared))
 
     # -- same-file calls ------------------------------------------------------------------------
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
@@ -720,7 +796,7 @@ class _Run:
         for consumption in summary.consumptions:
             value = _substitute(Pipeline(consumption.states), function, bound)
             self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training,
-                         consumption.role)
+                         consumption.role, consumption.declared)
         result = _substitute(summary.returns, function, bound)
         self._note_states(result)
         return result
@@ -802,6 +878,20 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
         substituted = _substitute(Pipeline(value.states), function, bound)
         return Collection(substituted.states) if isinstance(substituted, Pipeline) else None
     return value
+
+
+def _with_item_names(loop: cst.CSTNode) -> List[str]:
+    """`with tf.GradientTape() as tape:` inside a loop body: its context managers' names."""
+    names: List[str] = []
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if isinstance(item.item, cst.Call):
+                    names.append(dotted_text(item.item.func) or "")
+        stack.extend(node.children)
+    return names
 
 
 def _split_value(call: cst.Call) -> Value:

@@ -9,7 +9,9 @@ Rules declare the purposes they apply to (``Rule.purposes``); the analysis layer
 
 from __future__ import annotations
 
+import re
 from enum import Enum
+from typing import Iterable
 
 
 class Purpose(str, Enum):
@@ -29,3 +31,28 @@ class Purpose(str, Enum):
     def in_message(self) -> str:
         """How a message names this purpose: "" for training (the default a user expects)."""
         return "" if self is Purpose.TRAINING else f" (seen in {self.value})"
+
+
+# Names in a loop body (called functions and the functions passed to them) that say what it is for.
+_EVALUATION_NAME = re.compile(
+    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*|metrics?|accuracy|update_state|result|"
+    r"generate\w*|sample\w*|decode|translate|visuali[sz]e\w*|show\w*|plot\w*|imshow|savefig)(?:_|\d|$)",
+    re.IGNORECASE,
+)
+_TRAINING_NAME = re.compile(
+    r"(?:^|_)(?:train\w*|fit|apply_gradients|minimi[sz]e|gradient|GradientTape|backward|optimi[sz]e\w*|"
+    r"partial_fit|learn)(?:_|\d|$)",
+    re.IGNORECASE,
+)
+
+
+def purpose_of_names(names: Iterable[str]) -> Purpose:
+    """What a block of code is for, from the names it calls: training when any says it trains
+    (`train_step`, `apply_gradients`, `GradientTape`), evaluation or inference when only those show
+    (`test_step`, `predict`, `update_state`, `generate`), unknown otherwise."""
+    evaluation = False
+    for name in names:
+        if _TRAINING_NAME.search(name):
+            return Purpose.TRAINING
+        evaluation = evaluation or bool(_EVALUATION_NAME.search(name))
+    return Purpose.EVALUATION if evaluation else Purpose.UNKNOWN

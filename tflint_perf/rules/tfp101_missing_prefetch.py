@@ -6,14 +6,13 @@ from typing import Iterable, Set
 
 import libcst as cst
 
-from tflint_perf.analysis.pipeline_values import Op, State
+from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.pipeline_values import State
+from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
-# Ops that may follow a prefetch without undoing it.
-_TRANSPARENT_TAIL = frozenset({"with_options", "repeat", "take", "skip"})
-_DEVICE_PREFETCH = ("tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device")
 
 
 class MissingPrefetch(Rule):
@@ -108,11 +107,15 @@ in different ops on different branches, the finding is reported without a fix.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
+        if is_test_file(context.filename):
+            return
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
-        for consumption in pipelines.training_consumptions():
+        # A loop whose body does not say what it is for is taken as training: iterating a pipeline
+        # is what training loops do, and evaluation loops name themselves (`test_step`, `update_state`).
+        for consumption in pipelines.consumptions_for(self.purposes | {Purpose.UNKNOWN}):
             states = sorted(consumption.states, key=_order)
-            if any(_ends_with_prefetch(context, state) for state in states):
+            if any(pipelines.ends_prefetched(state) for state in states):
                 continue
             last_calls = {state.last_call for state in states}
             for state in states:
@@ -150,22 +153,6 @@ in different ops on different branches, the finding is reported without a fix.
 def _injects_prefetch(context: RuleContext) -> bool:
     version = context.settings.target_version
     return version is not None and version >= (2, 12)
-
-
-def _ends_with_prefetch(context: RuleContext, state: State) -> bool:
-    for op in reversed(state.ops):
-        if op.name == "prefetch" or _is_device_prefetch(context, op):
-            return True
-        if op.name not in _TRANSPARENT_TAIL:
-            return False
-    return False
-
-
-def _is_device_prefetch(context: RuleContext, op: Op) -> bool:
-    if op.name != "apply" or not op.call.args:
-        return False
-    transformation = op.call.args[0].value
-    return isinstance(transformation, cst.Call) and context.model.call_name(transformation) in _DEVICE_PREFETCH
 
 
 def _order(state: State):

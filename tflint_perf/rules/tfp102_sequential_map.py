@@ -7,6 +7,8 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
+from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument, autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
@@ -106,11 +108,15 @@ batch instead. A map that must stay sequential to save memory can say so with
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
+        if is_test_file(context.filename):
+            return
         pipelines = context.model.pipelines
         for op, states in pipelines.ops("map", "interleave"):
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
                 continue
+            if pipelines.only_consumed_outside(call, self.purposes | {Purpose.UNKNOWN}):
+                continue  # evaluation, inspection or a one-off pass: not where speed matters
             if _is_true(argument(call, "synchronous", None)):
                 continue
             function = argument(call, "map_func", 0)

@@ -1,0 +1,135 @@
+"""What code is for (analysis/purpose.py): each false-positive class seen on real code, pinned on
+realistic excerpts through the real engine."""
+
+import textwrap
+
+import pytest
+
+from tests.conftest import fix, lint
+from tflint_perf.analysis.purpose import Purpose, purpose_of_names
+
+
+def codes(source, select, filename="train.py"):
+    return [(d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename=filename)]
+
+
+# Each: code on which TFP101 and TFP102 must stay silent, and why.
+SILENT = {
+    # fchollet/deep-learning-with-python-notebooks: the loader already ends in prefetch(AUTOTUNE).
+    "Keras loader that prefetches": """
+        from tensorflow import keras
+        train_dataset = keras.utils.image_dataset_from_directory("cats_vs_dogs_small/train", image_size=(180, 180), batch_size=32)
+        model.fit(train_dataset, epochs=30)
+    """,
+    "Keras text loader through tf.keras.preprocessing": """
+        import tensorflow as tf
+        train_ds = tf.keras.preprocessing.text_dataset_from_directory("aclImdb/train", batch_size=32)
+        model.fit(train_ds, epochs=10)
+    """,
+    # tensorflow/docs CycleGAN: zip of two pipelines that each end in prefetch.
+    "zip of prefetched pipelines": """
+        import tensorflow as tf
+        AUTOTUNE = tf.data.AUTOTUNE
+        train_horses = train_horses.map(preprocess, num_parallel_calls=AUTOTUNE).batch(1).prefetch(AUTOTUNE)
+        train_zebras = train_zebras.map(preprocess, num_parallel_calls=AUTOTUNE).batch(1).prefetch(AUTOTUNE)
+        horses = tf.data.Dataset.from_tensor_slices(h).batch(1).prefetch(AUTOTUNE)
+        zebras = tf.data.Dataset.from_tensor_slices(z).batch(1).prefetch(AUTOTUNE)
+        for image_x, image_y in tf.data.Dataset.zip((horses, zebras)):
+            train_step(image_x, image_y)
+    """,
+    # A text-vectorisation layer adapted on a projection of the training data: a one-off pass.
+    "adapt on a projection map": """
+        import tensorflow as tf
+        raw_train_ds = tf.data.Dataset.from_tensor_slices((texts, labels)).batch(32)
+        text_ds = raw_train_ds.map(lambda x, y: x)
+        vectorize_layer.adapt(text_ds)
+    """,
+    "evaluation only": """
+        import tensorflow as tf
+        test_ds = tf.data.Dataset.from_tensor_slices((x_test, y_test)).map(normalize).batch(64)
+        model.evaluate(test_ds)
+    """,
+    "prediction only": """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(images).map(decode).batch(64)
+        predictions = model.predict(ds)
+    """,
+    "an evaluation loop": """
+        import tensorflow as tf
+        test_ds = tf.data.Dataset.from_tensor_slices((x_test, y_test)).map(normalize).batch(64)
+        for images, labels in test_ds:
+            test_step(images, labels)
+        print(test_accuracy.result())
+    """,
+    "inspection through enumerate(take)": """
+        import tensorflow as tf
+        import matplotlib.pyplot as plt
+        ds = tf.data.Dataset.from_tensor_slices(files).map(load).batch(9)
+        for i, (image, label) in enumerate(ds.take(9)):
+            plt.subplot(3, 3, i + 1)
+            plt.imshow(image)
+    """,
+    "materialised to NumPy once": """
+        import tensorflow as tf
+        import numpy as np
+        ds = tf.data.Dataset.from_tensor_slices(files).map(load)
+        arrays = list(ds.as_numpy_iterator())
+    """,
+    "written to disk once": """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).map(parse)
+        tf.data.experimental.save(ds, "/tmp/cache")
+    """,
+}
+
+
+@pytest.mark.parametrize("name", SILENT)
+def test_silent_on(name):
+    assert codes(SILENT[name], ["TFP101", "TFP102"]) == []
+
+
+def test_a_training_loop_is_reported_and_a_prefetching_loader_gets_no_second_prefetch():
+    source = """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+        for step, (xb, yb) in enumerate(ds):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(yb, model(xb))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    """
+    assert codes(source, ["TFP101"]) == [(3, "TFP101")]
+    loader = "from tensorflow import keras\nds = keras.utils.image_dataset_from_directory('d')\nmodel.fit(ds)\n"
+    assert fix(loader, ["TFP101"]) == loader
+
+
+def test_test_files_are_skipped_as_the_other_rules_do():
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f).batch(2)\nmodel.fit(ds)\n"
+    assert {code for _, code in codes(source, ["TFP101", "TFP102"])} == {"TFP101", "TFP102"}
+    for name in ("tests/test_input.py", "input_test.py", "test_pipeline.py"):
+        assert codes(source, ["TFP101", "TFP102"], filename=name) == []
+
+
+def test_a_pipeline_consumed_for_training_and_for_evaluation_is_still_reported():
+    source = """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).map(normalize).batch(32)
+        model.fit(ds, epochs=3)
+        model.evaluate(ds)
+    """
+    assert sorted(code for _, code in codes(source, ["TFP101", "TFP102"])) == ["TFP101", "TFP102"]
+
+
+@pytest.mark.parametrize(
+    "names, purpose",
+    [
+        (["train_step"], Purpose.TRAINING),
+        (["GradientTape", "gradient", "apply_gradients"], Purpose.TRAINING),
+        (["test_step", "result"], Purpose.EVALUATION),
+        (["update_state"], Purpose.EVALUATION),
+        (["generate_images"], Purpose.EVALUATION),
+        (["print"], Purpose.UNKNOWN),
+        (["distributed_train_step", "print"], Purpose.TRAINING),
+    ],
+)
+def test_loop_purpose_from_the_names_it_calls(names, purpose):
+    assert purpose_of_names(names) is purpose
