@@ -355,12 +355,29 @@ def test_functools_partial_and_lambda_calling_named_function():
     assert [d.fix.applicability for d in diagnostics] == ["safe", "safe"]
 
 
-def test_target_version_notes_automatic_rewrites():
+def test_target_version_gates_what_the_runtime_rewrites():
     from tflint_perf.config import Settings
 
     source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n"
     new = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 15)))}
     old = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 5)))}
-    assert "injects one automatically" in new["TFP101"] and "injects" not in old["TFP101"]
-    assert "parallelises this stateless map automatically" in new["TFP102"]
-    assert "automatically" not in old["TFP102"]
+    unknown = {d.code: d.message for d in lint(source, settings=Settings())}
+    # 2.15 injects the prefetch and parallelises the stateless map itself: nothing to say.
+    assert "TFP101" not in new and "TFP102" not in new
+    # 2.5 does neither: the findings stand, with no caveat.
+    assert "TensorFlow" not in old["TFP101"] and "TensorFlow" not in old["TFP102"]
+    # Unknown: the message says which versions the finding holds for.
+    assert "TensorFlow < 2.12" in unknown["TFP101"] and "TensorFlow < 2.7" in unknown["TFP102"]
+
+
+def test_options_that_switch_the_rewrites_off_keep_the_findings_on_new_versions():
+    from tflint_perf.config import Settings
+
+    source = (
+        "import tensorflow as tf\noptions = tf.data.Options()\noptions.autotune.enabled = False\n"
+        "ds = tf.data.Dataset.range(4).map(lambda x: x).with_options(options)\nmodel.fit(ds)\n"
+    )
+    assert sorted(d.code for d in lint(source, settings=Settings(target_version=(2, 15)))) == ["TFP101", "TFP102"]
+    stateful = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + tf.random.uniform([]))\nmodel.fit(ds)\n"
+    assert [d.code for d in lint(stateful, ["TFP102"], settings=Settings(target_version=(2, 15)))] == ["TFP102"]
+

@@ -69,9 +69,9 @@ class Cache:
         tool = [ENTRY_FORMAT, tflint_perf.__version__, code_digest(), _libcst_version(), sys.version_info[:2]]
         self._context = hashlib.sha256(json.dumps([tool, settings.fingerprint()]).encode()).digest()
 
-    def key(self, data: bytes, name: str, relative_path: str, explicit: bool) -> str:
+    def key(self, data: bytes, name: str, relative_path: str, explicit: bool, context: str = "") -> str:
         digest = hashlib.sha256(self._context)
-        digest.update(json.dumps([name, relative_path, explicit]).encode())
+        digest.update(json.dumps([name, relative_path, explicit, context]).encode())
         digest.update(b"\0")
         digest.update(data)
         return digest.hexdigest()

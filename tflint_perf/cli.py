@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
-from tflint_perf.config import ConfigError, Settings, find_config, load_config, parse_version, with_cli_overrides
+from tflint_perf.config import (
+    ConfigError,
+    Settings,
+    find_config,
+    load_config,
+    parse_version,
+    with_cli_overrides,
+    with_project_version,
+)
 from tflint_perf.cache import Cache, CacheError, clean, env_flag
 from tflint_perf.cache import resolve_directory as resolve_cache_directory
 from tflint_perf.checker import FileResult, Mode, process_bytes
@@ -69,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="path to a pyproject.toml to read settings from")
     check.add_argument("--isolated", action="store_true", help="ignore configuration files")
     check.add_argument("--target-version", help="the TensorFlow version the code runs on, e.g. 2.15")
+    check.add_argument("--show-settings", action="store_true",
+                       help="print the settings each given path is checked with (what was inferred, and from where) and exit")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings but no summary")
     check.add_argument("-j", "--jobs", type=_positive, metavar="N", help="check files in N processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write cached results (env TFLINT_PERF_NO_CACHE=1)")
@@ -194,6 +204,7 @@ def load_settings(args: argparse.Namespace) -> Settings:
     settings = with_cli_overrides(settings, args.select, args.extend_select, args.ignore, args.exclude, args.per_file_ignores)
     if args.target_version:
         settings.target_version = parse_version(args.target_version, "--target-version")
+        settings.target_version_source = "--target-version"
     return settings
 
 
@@ -221,6 +232,8 @@ def run_check(args: argparse.Namespace) -> int:
     except ConfigError as problem:
         print(f"tflint-perf: error: {problem}", file=sys.stderr)
         return 2
+    if args.show_settings:
+        return show_settings(settings, args.paths or ["."])
     run = Run(settings, args)
     gathered = gather(args.paths or ["."], settings, args.force_exclude)
     jobs = [Job(path, display_name(path), explicit) for raw, path, explicit in gathered if raw != "-" and path is not None]
@@ -237,6 +250,24 @@ def run_check(args: argparse.Namespace) -> int:
     return report(run)
 
 
+def show_settings(settings: Settings, paths: Sequence[str]) -> int:
+    """Like ruff's --show-settings: the resolved settings, per path since the TensorFlow version is per project."""
+    print(f"config file: {settings.config_file or '(none)'}")
+    print(f"root: {settings.root}")
+    print(f"selected rules: {', '.join(sorted(settings.selected_codes()))}")
+    if settings.per_file_ignores:
+        print(f"per-file-ignores: {dict(settings.per_file_ignores)}")
+    for key, value in sorted(settings.options.items()):
+        print(f"option {key}: {value!r}")
+    for raw in paths:
+        resolved = with_project_version(settings, Path(raw).resolve())
+        version = resolved.target_version
+        where = resolved.target_version_source or "not configured, and no dependency file declares TensorFlow"
+        shown = f"{version[0]}.{version[1]}" if version else "unknown"
+        print(f"{raw}: target-version {shown} ({where})")
+    return 0
+
+
 def display_name(path: Path) -> str:
     try:
         return os.path.relpath(path)
@@ -247,7 +278,8 @@ def display_name(path: Path) -> str:
 def check_stdin(run: Run) -> None:
     name = run.args.stdin_filename or "-"
     data = sys.stdin.buffer.read()
-    result = process_bytes(data, name, Path(name), run.settings, run.mode, explicit=True)
+    settings = with_project_version(run.settings, Path(name).resolve()) if name != "-" else run.settings
+    result = process_bytes(data, name, Path(name), settings, run.mode, explicit=True)
     run.results.append(result)
     if run.args.fix and not run.args.diff:
         # Like ruff: with --fix on stdin the (fixed) source goes to stdout, the report to stderr. The

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import dataclasses
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -42,6 +43,9 @@ class Settings:
     extend_exclude: List[str] = field(default_factory=list)
     respect_gitignore: bool = True
     target_version: Optional[Tuple[int, int]] = None  # the TensorFlow version the code runs on
+    # Where target_version came from: "configuration", "--target-version", or the dependency file it
+    # was inferred from (project_version.py); None when it is unknown.
+    target_version_source: Optional[str] = None
     unsafe_fixes: bool = False
     options: Dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
@@ -153,6 +157,7 @@ def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
             settings.per_file_ignores = {str(glob): list(codes) for glob, codes in value.items()}
         elif key == "target-version":
             settings.target_version = parse_version(value, where)
+            settings.target_version_source = where
         elif key in ("respect-gitignore", "unsafe-fixes"):
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: expected true or false")
@@ -204,3 +209,15 @@ def with_cli_overrides(
         updated.per_file_ignores = merged
     updated.validate("command line")
     return updated
+
+
+def with_project_version(settings: Settings, path: Path) -> Settings:
+    """``settings`` with the TensorFlow version the project of ``path`` depends on, when none is configured."""
+    if settings.target_version is not None:
+        return settings
+    from tflint_perf.project_version import infer_tensorflow_version
+
+    inferred = infer_tensorflow_version(path.parent if path.suffix else path)
+    if inferred is None:
+        return settings
+    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=str(inferred.source))

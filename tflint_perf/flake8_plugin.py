@@ -91,7 +91,13 @@ def settings_for(filename: str) -> Union["Settings", "ConfigError"]:
     directory = Path(filename).parent if filename not in ("-", "stdin") else Path(".")
     if not directory.is_dir():  # stdin with a display name that is not a real path
         directory = Path(".")
-    return _settings(_config_for(Path(os.path.abspath(directory))), Path.cwd())
+    absolute = Path(os.path.abspath(directory))
+    settings = _settings(_config_for(absolute), Path.cwd())
+    if isinstance(settings, Exception):
+        return settings
+    from tflint_perf.config import with_project_version
+
+    return with_project_version(settings, absolute)  # the TensorFlow the file's project depends on
 
 
 @lru_cache(maxsize=None)

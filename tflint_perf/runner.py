@@ -18,7 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from tflint_perf.cache import Cache
 from tflint_perf.checker import FileResult, Mode, process_file
-from tflint_perf.config import Settings
+from tflint_perf.config import Settings, with_project_version
 from tflint_perf.discovery import relative_to_root
 from tflint_perf.fixer import applicable
 
@@ -82,9 +82,14 @@ class _Worker:
         self.mode = mode
         self.cache = cache
 
+    def _settings(self, job: Job) -> Settings:
+        return with_project_version(self.settings, job.path)
+
     def _key(self, job: Job, data: bytes) -> str:
         assert self.cache is not None
-        return self.cache.key(data, job.name, relative_to_root(job.path, self.settings), job.explicit)
+        # The version inferred from the project's dependency files changes results, so it is part of the key.
+        inferred = self._settings(job).target_version
+        return self.cache.key(data, job.name, relative_to_root(job.path, self.settings), job.explicit, repr(inferred))
 
     def cached(self, job: Job, data: bytes) -> Optional[FileResult]:
         """The cached result of checking these bytes; with --fix/--diff, only when there is nothing to fix."""
@@ -99,7 +104,7 @@ class _Worker:
 
     def check(self, job: Job) -> FileResult:
         data = _read(job.path) if self.cache is not None else None
-        result = process_file(job.path, job.name, self.settings, self.mode, job.explicit)
+        result = process_file(job.path, job.name, self._settings(job), self.mode, job.explicit)
         if data is not None and self._storable(result) and _read(job.path) == data:
             # The bytes were the same before and after: the result belongs to them.
             assert self.cache is not None

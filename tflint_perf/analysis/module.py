@@ -466,6 +466,12 @@ class ModuleModel:
         return PipelineAnalysis(self)
 
     @cached_property
+    def dataset_options(self) -> "DatasetOptions":
+        from tflint_perf.analysis.dataset_options import dataset_options
+
+        return dataset_options(self.module)
+
+    @cached_property
     def precision(self) -> "Precision":
         from tflint_perf.analysis.precision import PrecisionAnalysis
 

@@ -22,9 +22,25 @@ class MissingPrefetch(Rule):
     fix_availability = "sometimes"
 
     what_it_does = """
-Checks for `tf.data` pipelines that are consumed for training (`model.fit`, `evaluate`,
-`predict`, a training `for` loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`)
-whose last transformation is not `prefetch`.
+Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
+loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`) whose last
+transformation is not `prefetch`.
+
+What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
+`train_step`, `apply_gradients`, open a `GradientTape`) count, and so do loops whose body does not
+say; pipelines consumed only by `evaluate`, `predict`, `fit`'s `validation_data`, an evaluation
+loop (`test_step`, metric updates), an inspection (`take(n)`, plotting) or a one-off pass
+(`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
+(`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
+of their own, and `Dataset.zip` of pipelines that each end in `prefetch` is prefetched too: no
+finding, and the fix never adds a second one. Test files are skipped.
+
+Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
+bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
+`requirements*.txt` or `environment.yml` (`check --show-settings` shows what was inferred and
+from where). On 2.12 and later the runtime appends the prefetch itself, so nothing is reported
+unless the module switches autotune or `inject_prefetch` off; when the version is unknown the
+message says the finding holds for TensorFlow < 2.12 or with autotune off.
 
 The analysis follows the pipeline through method chains, `ds = ds.op(...)` reassignments,
 ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
@@ -107,7 +123,7 @@ in different ops on different branches, the finding is reported without a fix.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename):
+        if is_test_file(context.filename) or runtime_injects_prefetch(context):
             return
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
@@ -136,8 +152,8 @@ in different ops on different branches, the finding is reported without a fix.
                     if not has_prefetch
                     else f"{problem} {consumer}: the ops after it run in step with training"
                 )
-                if _injects_prefetch(context):
-                    message += " (TensorFlow >= 2.12 injects one automatically while autotuning is on)"
+                if context.settings.target_version is None:
+                    message += " (on TensorFlow < 2.12, or with autotune off; later versions inject one themselves)"
                 yield self.finding(message, call_method_span(last), last, self._fix(context, last, len(last_calls)))
 
     def _fix(self, context: RuleContext, last: cst.Call, endings: int):
@@ -150,9 +166,10 @@ in different ops on different branches, the finding is reported without a fix.
         return FixPlan(SAFE, f"Append `.prefetch({value})`", (NodeEdit(last, "after", f".prefetch({value})"),), imports)
 
 
-def _injects_prefetch(context: RuleContext) -> bool:
+def runtime_injects_prefetch(context: RuleContext) -> bool:
+    """TensorFlow >= 2.12 appends the prefetch itself unless the module switches autotune or the rewrite off."""
     version = context.settings.target_version
-    return version is not None and version >= (2, 12)
+    return version is not None and version >= (2, 12) and context.model.dataset_options.keeps("inject_prefetch")
 
 
 def _order(state: State):

@@ -27,6 +27,13 @@ class SequentialMap(Rule):
 Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline that pass no
 `num_parallel_calls` (by keyword or by position). Only receivers known to be Datasets count: a
 pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
+
+Maps in pipelines consumed only for evaluation, inspection or a one-off pass (a projection map
+feeding `adapt()`, see TFP101) and maps in test files are not reported. On TensorFlow 2.7 and later
+(`target-version`, or the version inferred from the project's dependency files) a stateless `map`
+is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
+or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
+`py_function`) and `interleave` are reported on every version: the runtime leaves them sequential.
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -127,11 +134,14 @@ batch instead. A map that must stay sequential to save memory can say so with
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states
             )
             stateful = effects.stateful
+            rewritten = op.name == "map" and effects.provably_stateless
+            if rewritten and _parallelises_stateless_maps(context):
+                continue  # the runtime's map_parallelization does what the fix would
             message = f"`Dataset.{op.name}` without `num_parallel_calls` processes one element at a time"
             if stateful:
                 message += "; its function is stateful, so TensorFlow will not parallelise it automatically"
-            elif effects.provably_stateless and _parallelises_stateless_maps(context) and op.name == "map":
-                message += " (TensorFlow >= 2.7 parallelises this stateless map automatically)"
+            elif rewritten and context.settings.target_version is None:
+                message += " (on TensorFlow < 2.7, or with autotune off; later versions parallelise a stateless map themselves)"
             safe = effects.provably_stateless and not reorderable
             yield self.finding(message, call_method_span(call), call, self._fix(context, call, safe))
 
@@ -145,7 +155,7 @@ batch instead. A map that must stay sequential to save memory can say so with
 
 def _parallelises_stateless_maps(context: RuleContext) -> bool:
     version = context.settings.target_version
-    return version is not None and version >= (2, 7)
+    return version is not None and version >= (2, 7) and context.model.dataset_options.keeps("map_parallelization")
 
 
 def _is_true(arg) -> bool:
