@@ -75,6 +75,28 @@ SILENT = {
         ds = tf.data.Dataset.from_tensor_slices(files).map(load)
         arrays = list(ds.as_numpy_iterator())
     """,
+    # tensorflow/tpu mnist_estimator: the validation pipeline's builder names it.
+    "a pipeline built by an evaluation input function": """
+        import tensorflow as tf
+        def get_validation_dataset(image_file, label_file):
+            dataset = tf.data.TFRecordDataset(image_file).map(parse)
+            return dataset.cache().batch(10000).repeat()
+        def eval_input_fn():
+            return get_validation_dataset(IMAGES, LABELS).make_one_shot_iterator().get_next()
+    """,
+    # ageron/handson-ml2: a loop that demonstrates parsing, not training.
+    "a loop whose body does not train": """
+        import tensorflow as tf
+        dataset = tf.data.TFRecordDataset(["my_contacts.tfrecord"]).batch(10)
+        for serialized_examples in dataset:
+            parsed_examples = tf.io.parse_example(serialized_examples, feature_description)
+    """,
+    "a rebatch after the loader's own prefetch": """
+        from tensorflow import keras
+        dataset = keras.utils.image_dataset_from_directory(images_dir, labels=None, image_size=(64, 64))
+        dataset = dataset.rebatch(64, drop_remainder=True)
+        model.fit(dataset, epochs=10)
+    """,
     "written to disk once": """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset(files).map(parse)
@@ -127,7 +149,8 @@ def test_a_pipeline_consumed_for_training_and_for_evaluation_is_still_reported()
         (["test_step", "result"], Purpose.EVALUATION),
         (["update_state"], Purpose.EVALUATION),
         (["generate_images"], Purpose.EVALUATION),
-        (["print"], Purpose.UNKNOWN),
+        (["print"], Purpose.INSPECTION),
+        (["parse_example"], Purpose.UNKNOWN),
         (["distributed_train_step", "print"], Purpose.TRAINING),
     ],
 )

@@ -95,7 +95,7 @@ PREFETCHED_SOURCES = frozenset(
     }
 )
 # Ops that may follow a prefetch without undoing it.
-PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip"})
+PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch"})
 DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
@@ -249,6 +249,18 @@ class PipelineAnalysis:
             names.extend(dotted_text(arg.value) or "" for arg in call.args)
         names.extend(n for n in (_with_item_names(loop)) if n)
         return purpose_of_names(name.rsplit(".", 1)[-1] for name in names if name)
+
+    def built_for(self, call: cst.Call) -> Purpose:
+        """What the function (and class) building the pipeline at ``call`` says it is for:
+        `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util` are not training."""
+        function = self.scope_of(call)
+        names: List[str] = []
+        while function is not None:
+            names.append(function.name)
+            if function.class_info is not None:
+                names.append(function.class_info.name)
+            function = function.parent
+        return purpose_of_names(names)
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""

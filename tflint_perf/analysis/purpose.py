@@ -33,26 +33,39 @@ class Purpose(str, Enum):
         return "" if self is Purpose.TRAINING else f" (seen in {self.value})"
 
 
-# Names in a loop body (called functions and the functions passed to them) that say what it is for.
+# Names in a loop body or around a pipeline (called functions, the functions passed to them, the
+# function and class that build it) that say what it is for. Checked per name, inspection first:
+# `test_step` is evaluation although it ends in `step`.
+_INSPECTION_NAME = re.compile(
+    r"(?:^|_)(?:visuali[sz]\w*|show\w*|plot\w*|imshow|savefig|display\w*|numpy|to_numpy|inspect\w*|"
+    r"print\w*|write|serialize\w*|SerializeToString)(?:_|\d|$)",
+    re.IGNORECASE,
+)
 _EVALUATION_NAME = re.compile(
-    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*|metrics?|accuracy|update_state|result|"
-    r"generate\w*|sample\w*|decode|translate|visuali[sz]e\w*|show\w*|plot\w*|imshow|savefig)(?:_|\d|$)",
+    r"(?:^|_)(?:test\w*|eval\w*|valid\w*|val|predict\w*|infer\w*|metrics?|accuracy|update_state|result|"
+    r"generate\w*|sample\w*|decode|translate|benchmark\w*)(?:_|\d|$)",
     re.IGNORECASE,
 )
 _TRAINING_NAME = re.compile(
     r"(?:^|_)(?:train\w*|fit|apply_gradients|minimi[sz]e|gradient|GradientTape|backward|optimi[sz]e\w*|"
-    r"partial_fit|learn)(?:_|\d|$)",
+    r"partial_fit|learn|step|step_fn|run_step)(?:_|\d|$)",
     re.IGNORECASE,
 )
 
 
 def purpose_of_names(names: Iterable[str]) -> Purpose:
-    """What a block of code is for, from the names it calls: training when any says it trains
-    (`train_step`, `apply_gradients`, `GradientTape`), evaluation or inference when only those show
-    (`test_step`, `predict`, `update_state`, `generate`), unknown otherwise."""
-    evaluation = False
+    """What a block of code is for, from the names it calls or is called: training when any says it
+    trains (`train_step`, `apply_gradients`, `GradientTape`, `distributed_step`), else evaluation or
+    inference when one says so (`test_step`, `predict`, `update_state`, `generate`), else inspection
+    (`plot`, `show`, `to_numpy`, writing records), else unknown."""
+    evaluation = inspection = False
     for name in names:
-        if _TRAINING_NAME.search(name):
+        if _INSPECTION_NAME.search(name):
+            inspection = True
+        elif _EVALUATION_NAME.search(name):
+            evaluation = True
+        elif _TRAINING_NAME.search(name):
             return Purpose.TRAINING
-        evaluation = evaluation or bool(_EVALUATION_NAME.search(name))
-    return Purpose.EVALUATION if evaluation else Purpose.UNKNOWN
+    if evaluation:
+        return Purpose.EVALUATION
+    return Purpose.INSPECTION if inspection else Purpose.UNKNOWN

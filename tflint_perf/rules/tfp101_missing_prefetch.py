@@ -127,12 +127,14 @@ in different ops on different branches, the finding is reported without a fix.
             return
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
-        # A loop whose body does not say what it is for is taken as training: iterating a pipeline
-        # is what training loops do, and evaluation loops name themselves (`test_step`, `update_state`).
-        for consumption in pipelines.consumptions_for(self.purposes | {Purpose.UNKNOWN}):
+        # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one
+        # whose body does not say is as often a demonstration as a training loop: silent.
+        for consumption in pipelines.consumptions_for(self.purposes):
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue
+            if all(pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states):
+                continue  # built by `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util`
             last_calls = {state.last_call for state in states}
             for state in states:
                 last = state.last_call

@@ -124,6 +124,8 @@ batch instead. A map that must stay sequential to save memory can say so with
                 continue
             if pipelines.only_consumed_outside(call, self.purposes | {Purpose.UNKNOWN}):
                 continue  # evaluation, inspection or a one-off pass: not where speed matters
+            if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
+                continue  # in `eval_input_fn`, `make_test_dataset`, a plotting helper
             if _is_true(argument(call, "synchronous", None)):
                 continue
             function = argument(call, "map_func", 0)
