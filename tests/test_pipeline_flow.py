@@ -16,7 +16,7 @@ def findings(source: str, code: str = "TFP101"):
 FLOWS = {
     "method chain": """
         import tensorflow as tf
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(100).batch(32)
+        ds = tf.data.Dataset.from_tensor_slices((paths, y)).map(load_image).shuffle(100).batch(32)
         model.fit(ds, epochs=5)
     """,
     "reassignments": """

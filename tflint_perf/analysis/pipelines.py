@@ -97,6 +97,14 @@ PREFETCHED_SOURCES = frozenset(
 # Ops that may follow a prefetch without undoing it.
 PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch"})
 DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
+# Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
+# pipeline made of nothing else does no work a prefetch could overlap with the training step.
+# (`Dataset.range` is left out: in real code it stands in for a source whose work follows in a map.)
+IN_MEMORY_SOURCES = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors"})
+REGROUPING_OPS = frozenset(
+    {"batch", "padded_batch", "shuffle", "repeat", "cache", "take", "skip", "enumerate", "unbatch", "rebatch",
+     "with_options", "shard", "prefetch", "concatenate"}
+)
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
 ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
@@ -208,6 +216,16 @@ class PipelineAnalysis:
             if op.name not in PREFETCH_TRANSPARENT:
                 return False
         return state.source.prefetched
+
+    def does_work(self, state: State) -> bool:
+        """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
+        ((x, y)).shuffle(n).batch(32)`): there is nothing for a prefetch to overlap."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return True
+        if self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+            return True
+        return any(op.name not in REGROUPING_OPS for op in state.ops)
 
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None

@@ -33,7 +33,9 @@ loop (`test_step`, metric updates), an inspection (`take(n)`, plotting) or a one
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of pipelines that each end in `prefetch` is prefetched too: no
-finding, and the fix never adds a second one. Test files are skipped.
+finding, and the fix never adds a second one. A pipeline that only slices arrays already in memory
+(`from_tensor_slices`, `from_tensors`) and regroups them (`shuffle`, `batch`, `repeat`, `cache`)
+does no work a prefetch could overlap with the step: no finding either. Test files are skipped.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -133,6 +135,8 @@ in different ops on different branches, the finding is reported without a fix.
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue
+            if not any(pipelines.does_work(state) for state in states):
+                continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
             if all(pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states):
                 continue  # built by `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util`
             last_calls = {state.last_call for state in states}
