@@ -162,3 +162,18 @@ def test_a_pipeline_consumed_for_training_and_for_evaluation_is_still_reported()
 )
 def test_loop_purpose_from_the_names_it_calls(names, purpose):
     assert purpose_of_names(names) is purpose
+
+
+def test_evaluation_and_inference_modules_are_not_training_code():
+    # tensorflow/tpu models/official/detection/evaluate_model.py and evaluation/coco_utils.py.
+    source = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse_fn)\n"
+        "ds = ds.prefetch(tf.data.AUTOTUNE).batch(1)\nimages = ds.make_one_shot_iterator().get_next()\n"
+    )
+    assert {code for _, code in codes(source, ["TFP101", "TFP102"], filename="detection/train_input.py")} == {
+        "TFP101", "TFP102"
+    }
+    for name in ("detection/evaluate_model.py", "detection/evaluation/coco_utils.py", "inference.py", "predict.py"):
+        assert codes(source, ["TFP101", "TFP102"], filename=name) == []
+    # A `samples/` directory says nothing about what its modules are for.
+    assert codes(source, ["TFP101"], filename="samples/train.py") == [(3, "TFP101")]

@@ -6,7 +6,7 @@ from typing import Iterable, Set
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.pipeline_values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
@@ -127,6 +127,8 @@ in different ops on different branches, the finding is reported without a fix.
     def check(self, context: RuleContext) -> Iterable[Finding]:
         if is_test_file(context.filename) or runtime_injects_prefetch(context):
             return
+        if path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return  # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
         # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one

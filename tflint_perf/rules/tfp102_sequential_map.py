@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument, autotune
@@ -115,8 +115,8 @@ batch instead. A map that must stay sequential to save memory can say so with
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename):
-            return
+        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return  # test, evaluation or inference modules
         pipelines = context.model.pipelines
         for op, states in pipelines.ops("map", "interleave"):
             call = op.call
