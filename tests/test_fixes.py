@@ -57,12 +57,12 @@ def test_multiline_map_call_gets_the_keyword_after_its_last_argument():
 def test_nested_fixes_are_both_applied_in_one_run():
     source = """\
         import tensorflow as tf
-        model.fit(tf.data.Dataset.range(4).map(lambda x: x))
+        model.fit(tf.data.Dataset.range(4).map(lambda x: x + 1))
     """
     assert fixed(source) == textwrap.dedent(
         """\
         import tensorflow as tf
-        model.fit(tf.data.Dataset.range(4).map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE))
+        model.fit(tf.data.Dataset.range(4).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE))
         """
     )
 

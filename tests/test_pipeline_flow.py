@@ -335,7 +335,7 @@ def test_fix_safety_follows_the_map_functions_body(function, applicability):
 
 
 def test_deterministic_false_makes_the_fix_unsafe():
-    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x, deterministic=False)\n"
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1, deterministic=False)\n"
     (diagnostic,) = lint(source, ["TFP102"])
     assert diagnostic.fix.applicability == "unsafe"
 
@@ -358,7 +358,7 @@ def test_functools_partial_and_lambda_calling_named_function():
 def test_target_version_gates_what_the_runtime_rewrites():
     from tflint_perf.config import Settings
 
-    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n"
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\nmodel.fit(ds)\n"
     new = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 15)))}
     old = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 5)))}
     unknown = {d.code: d.message for d in lint(source, settings=Settings())}
@@ -375,7 +375,7 @@ def test_options_that_switch_the_rewrites_off_keep_the_findings_on_new_versions(
 
     source = (
         "import tensorflow as tf\noptions = tf.data.Options()\noptions.autotune.enabled = False\n"
-        "ds = tf.data.Dataset.range(4).map(lambda x: x).with_options(options)\nmodel.fit(ds)\n"
+        "ds = tf.data.Dataset.range(4).map(lambda x: x + 1).with_options(options)\nmodel.fit(ds)\n"
     )
     assert sorted(d.code for d in lint(source, settings=Settings(target_version=(2, 15)))) == ["TFP101", "TFP102"]
     stateful = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + tf.random.uniform([]))\nmodel.fit(ds)\n"

@@ -103,6 +103,38 @@ SILENT = {
         train_dataset = tf.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(60000).batch(64)
         model.fit(train_dataset, epochs=5)
     """,
+    # tensorflow/examples udacity time series: slicing a small window into (input, target).
+    "a map that only slices its element": """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+        ds = ds.map(lambda window: (window[:-1], window[-1]))
+        model.fit(ds.batch(32).prefetch(tf.data.AUTOTUNE), epochs=5)
+    """,
+    # tensorflow/tpu imagenet_input.py: the synthetic-data input of the benchmarks.
+    "synthetic input from one repeated element": """
+        import tensorflow as tf
+        def input_fn(params):
+            return tf.data.Dataset.range(1).repeat().map(self._get_null_input)
+    """,
+    # tensorflow/docs segmentation: a mapped pipeline whose element_spec is printed.
+    "only the element_spec is read": """
+        import tensorflow as tf
+        train_batches = tf.data.TFRecordDataset(files).batch(8).prefetch(tf.data.AUTOTUNE)
+        print(train_batches.map(add_sample_weights).element_spec)
+    """,
+    # tensorflow/docs load_data/images: serialised once into a TFRecord file.
+    "written once with a TFRecordWriter": """
+        import tensorflow as tf
+        ds = image_ds.map(tf.io.serialize_tensor)
+        tfrec = tf.data.experimental.TFRecordWriter('images.tfrec')
+        tfrec.write(ds)
+    """,
+    # tensorflow/docs load_data/text: the validation split, named so.
+    "a pipeline its author names for validation": """
+        import tensorflow as tf
+        raw_val_ds = tf.data.TextLineDataset(files)
+        binary_val_ds = raw_val_ds.map(vectorize_text)
+    """,
     "written to disk once": """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset(files).map(parse)

@@ -408,7 +408,7 @@ CELL_SOURCES = st.sampled_from(
     SNIPPETS + (
         "%matplotlib inline\nimport tensorflow as tf\n",
         "!pip install -q tensorflow\n",
-        "%%time\nds = tf.data.Dataset.range(4).map(lambda x: x)\nmodel.fit(ds)\n",
+        "%%time\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\nmodel.fit(ds)\n",
         "x = tf.constant(1)\nx?\n",
         "def f(:\n",  # a broken cell
         "",

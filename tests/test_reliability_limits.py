@@ -95,14 +95,14 @@ def test_nesting_deeper_than_pythons_default_recursion_limit_is_analysed(kind):
     # Walking this needs thousands of Python frames: more than the default limit of 1000. (Python
     # itself allows at most 200 nested brackets.)
     levels = 190 if kind in ("parens", "lists", "calls") else 300
-    text = HEADER + deep(kind, levels) + "ds = ds.map(lambda x: x)\n" + TRAINING
+    text = HEADER + deep(kind, levels) + "ds = ds.map(lambda x: x + 1)\n" + TRAINING
     assert nesting_depth(text) <= MAX_NESTING
     assert "TFP102" in [d.code for d in lint(text)]
 
 
 def test_a_deep_caller_stack_does_not_change_the_result():
     # flake8, pytest and notebook front ends call the engine from deep stacks of their own.
-    text = HEADER + deep("calls", 150) + "ds = ds.map(lambda x: x)\n" + TRAINING
+    text = HEADER + deep("calls", 150) + "ds = ds.map(lambda x: x + 1)\n" + TRAINING
     expected = [d.code for d in lint(text)]
 
     def from_depth(remaining: int):
@@ -126,7 +126,7 @@ def test_extreme_nesting_through_the_command_line_is_reported_per_file(tmp_path)
     # 100,000 levels overflow LibCST's native parser: without the limit the process dies with SIGSEGV.
     for kind in KINDS:
         (tmp_path / f"deep_{kind.replace(' ', '_')}.py").write_text(HEADER + deep(kind, 100_000) + TRAINING)
-    (tmp_path / "fine.py").write_text(HEADER + "ds = ds.map(lambda x: x)\n" + TRAINING)
+    (tmp_path / "fine.py").write_text(HEADER + "ds = ds.map(lambda x: x + 1)\n" + TRAINING)
     result = run_cli("check", "--no-cache", "--fix", str(tmp_path), cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert "internal error" not in result.stderr
@@ -140,7 +140,7 @@ def test_extreme_nesting_through_the_command_line_is_reported_per_file(tmp_path)
 def test_a_large_file_is_skipped_with_a_message(tmp_path):
     literal = "x" * (10 * 1024 * 1024)
     path = tmp_path / "big.py"
-    original = (HEADER + f"DATA = '{literal}'\n" + "ds = ds.map(lambda x: x)\n" + TRAINING).encode()
+    original = (HEADER + f"DATA = '{literal}'\n" + "ds = ds.map(lambda x: x + 1)\n" + TRAINING).encode()
     path.write_bytes(original)
     result = run_cli("check", "--no-cache", "--fix", str(path), cwd=tmp_path)
     assert result.returncode == 1
@@ -150,7 +150,7 @@ def test_a_large_file_is_skipped_with_a_message(tmp_path):
 
 
 def test_the_size_limit_is_exclusive(monkeypatch):
-    text = HEADER + "ds = ds.map(lambda x: x)\n" + TRAINING
+    text = HEADER + "ds = ds.map(lambda x: x + 1)\n" + TRAINING
     monkeypatch.setattr(limits, "MAX_SOURCE_CHARS", len(text))
     assert lint(text)
     with pytest.raises(ParseError, match="larger than"):

@@ -108,6 +108,9 @@ REGROUPING_OPS = frozenset(
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
 ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
+# `writer.write(ds)` (tf.data.experimental.TFRecordWriter), `model.adapt(ds)`: methods taking a pipeline once.
+ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write"})
+INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
 ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
@@ -227,6 +230,18 @@ class PipelineAnalysis:
             return True
         return any(op.name not in REGROUPING_OPS for op in state.ops)
 
+    def replays_one_element(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
+        `from_tensors(x).repeat()`, the idiom for synthetic input (benchmarks, fake data)."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        name = self.model.call_name(source.node)
+        one = name == "tf.data.Dataset.from_tensors" or (
+            name == "tf.data.Dataset.range" and len(source.node.args) == 1 and int_literal(source.node.args[0].value) == 1
+        )
+        return one and all(op.name == "repeat" for op in state.ops_before(call))
+
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
@@ -272,7 +287,7 @@ class PipelineAnalysis:
         """What the function (and class) building the pipeline at ``call`` says it is for:
         `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util` are not training."""
         function = self.scope_of(call)
-        names: List[str] = []
+        names: List[str] = _assigned_names(self._call_sites.get(call))
         while function is not None:
             names.append(function.name)
             if function.class_info is not None:
@@ -613,7 +628,9 @@ class _Run:
             if cls is not None:
                 return self._class_attr((cls, node.attr.value))
             return None
-        self.eval(node.value)
+        value = self.eval(node.value)
+        if node.attr.value in INSPECTION_ATTRIBUTES and isinstance(value, Pipeline):
+            self.consume(node, "inspection", node.attr.value, value, False, declared=Purpose.INSPECTION)
         return None
 
     def _eval_sequence(self, node: Union[cst.Tuple, cst.List]) -> Value:
@@ -685,8 +702,8 @@ class _Run:
             if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
                 self.consume(call, "one-off", f"{method}()", receiver, False, declared=Purpose.ONE_OFF)
                 return None
-            if method == "adapt" and args and isinstance(args[0], Pipeline):
-                self.consume(call, "one-off", "adapt()", args[0], False, declared=Purpose.ONE_OFF)
+            if method in ONE_OFF_ARGUMENT_METHODS and args and isinstance(args[0], Pipeline):
+                self.consume(call, "one-off", f"{method}()", args[0], False, declared=Purpose.ONE_OFF)
                 return None
             if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
                 self.consume(call, "iterator", f"{method}()", receiver, True)
@@ -908,6 +925,42 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
         substituted = _substitute(Pipeline(value.states), function, bound)
         return Collection(substituted.states) if isinstance(substituted, Pipeline) else None
     return value
+
+
+def is_trivial_function(expr: cst.BaseExpression) -> bool:
+    """A lambda that only picks, slices and regroups its arguments (`lambda x, y: x`,
+    `lambda w: (w[:-1], w[1:])`, `lambda r: (r, 0)`): no call, no arithmetic, so running it on several
+    elements at once gains nothing measurable."""
+    if not isinstance(expr, cst.Lambda):
+        return False
+    stack: List[cst.CSTNode] = [expr.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
+                             cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)):
+            if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
+                node.expression, (cst.Integer, cst.Float)
+            ):
+                continue  # `w[-1]`: a negative index
+            return False
+        stack.extend(node.children)
+    return True
+
+
+def _assigned_names(site) -> List[str]:
+    """`val_ds = raw_val_ds.map(f)`: the names the statement holding a call assigns (its own purpose
+    as the author named it)."""
+    statement = site.statement if site is not None else None
+    if statement is None:
+        return []
+    names: List[str] = []
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                text = dotted_text(target.target)
+                if text is not None:
+                    names.append(text.rsplit(".", 1)[-1])
+    return names
 
 
 def _with_item_names(loop: cst.CSTNode) -> List[str]:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.pipelines import is_trivial_function
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument, autotune
@@ -125,12 +126,14 @@ batch instead. A map that must stay sequential to save memory can say so with
             if pipelines.only_consumed_outside(call, self.purposes | {Purpose.UNKNOWN}):
                 continue  # evaluation, inspection or a one-off pass: not where speed matters
             if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
-                continue  # in `eval_input_fn`, `make_test_dataset`, a plotting helper
+                continue  # in `eval_input_fn`, `make_test_dataset`, `val_ds = ...`, a plotting helper
+            if any(pipelines.replays_one_element(state, call) for state in states):
+                continue  # `Dataset.range(1).repeat().map(make_fake_batch)`: synthetic input
             if _is_true(argument(call, "synchronous", None)):
                 continue
             function = argument(call, "map_func", 0)
-            if function is None:
-                continue
+            if function is None or is_trivial_function(function.value):
+                continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states
