@@ -122,6 +122,16 @@ SILENT = {
         train_batches = tf.data.TFRecordDataset(files).batch(8).prefetch(tf.data.AUTOTUNE)
         print(train_batches.map(add_sample_weights).element_spec)
     """,
+    # tensorflow/docs text_generation: a same-file function that only slices.
+    "a same-file map function that only slices": """
+        import tensorflow as tf
+        def split_input_target(chunk):
+            input_text = chunk[:-1]
+            target_text = chunk[1:]
+            return input_text, target_text
+        dataset = tf.data.TFRecordDataset(files).map(split_input_target)
+        model.fit(dataset.batch(64).prefetch(tf.data.AUTOTUNE), epochs=10)
+    """,
     # tensorflow/docs load_data/images: serialised once into a TFRecord file.
     "written once with a TFRecordWriter": """
         import tensorflow as tf

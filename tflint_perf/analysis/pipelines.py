@@ -29,7 +29,7 @@ from tflint_perf.analysis.arguments import (
 )
 from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.purpose import Purpose, purpose_of_names
+from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
 from tflint_perf.analysis.pipeline_values import (
     MAX_OPS,
     ClassRef,
@@ -293,7 +293,7 @@ class PipelineAnalysis:
             if function.class_info is not None:
                 names.append(function.class_info.name)
             function = function.parent
-        return purpose_of_names(names)
+        return purpose_of_builder(names)
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""
@@ -927,23 +927,49 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
     return value
 
 
-def is_trivial_function(expr: cst.BaseExpression) -> bool:
-    """A lambda that only picks, slices and regroups its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, `lambda r: (r, 0)`): no call, no arithmetic, so running it on several
-    elements at once gains nothing measurable."""
-    if not isinstance(expr, cst.Lambda):
-        return False
-    stack: List[cst.CSTNode] = [expr.body]
+_HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
+                cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
+
+
+def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
+                        scope: Optional[FunctionInfo] = None) -> bool:
+    """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
+    `lambda w: (w[:-1], w[1:])`, or a same-file `def split_input_target(chunk)` that returns
+    `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+    nothing measurable."""
+    if isinstance(expr, cst.Lambda):
+        return _only_regroups(expr.body)
+    if isinstance(expr, cst.Name) and model is not None:
+        function = model.lookup_function(expr.value, scope)
+        if function is None or function.node.decorators:
+            return False
+        body = function.node.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                small = statement.body[0]
+                if isinstance(small, cst.Assign) and _only_regroups(small.value):
+                    continue
+                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(small.value):
+                    continue
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                    continue  # a docstring
+            return False
+        return bool(statements)
+    return False
+
+
+def _only_regroups(node: cst.CSTNode) -> bool:
+    stack: List[cst.CSTNode] = [node]
     while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
-                             cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)):
-            if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(
-                node.expression, (cst.Integer, cst.Float)
+        current = stack.pop()
+        if isinstance(current, _HEAVY_NODES):
+            if isinstance(current, cst.UnaryOperation) and isinstance(current.operator, cst.Minus) and isinstance(
+                current.expression, (cst.Integer, cst.Float)
             ):
                 continue  # `w[-1]`: a negative index
             return False
-        stack.extend(node.children)
+        stack.extend(current.children)
     return True
 
 

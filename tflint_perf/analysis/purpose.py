@@ -53,6 +53,32 @@ _TRAINING_NAME = re.compile(
 )
 
 
+# The names of a function or variable that builds a pipeline say less: `generate_dataset`,
+# `sample_batches` and `decode_records` build training input as often as not.
+_BUILDER_EVALUATION_NAME = re.compile(
+    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*)(?:_|\d|$)", re.IGNORECASE
+)
+_BUILDER_INSPECTION_NAME = re.compile(
+    r"(?:^|_)(?:visuali[sz]\w*|show\w*|plot\w*|display\w*|numpy|to_numpy)(?:_|\d|$)", re.IGNORECASE
+)
+
+
+def purpose_of_builder(names: Iterable[str]) -> Purpose:
+    """What the names around a pipeline's construction (its function, class, assigned variable) say:
+    `eval_input_fn`, `val_ds`, `dataset_to_numpy_util` are not training; `train_ds` is; others say nothing."""
+    evaluation = inspection = False
+    for name in names:
+        if _BUILDER_INSPECTION_NAME.search(name):
+            inspection = True
+        elif _BUILDER_EVALUATION_NAME.search(name):
+            evaluation = True
+        elif _TRAINING_NAME.search(name):
+            return Purpose.TRAINING
+    if evaluation:
+        return Purpose.EVALUATION
+    return Purpose.INSPECTION if inspection else Purpose.UNKNOWN
+
+
 def purpose_of_names(names: Iterable[str]) -> Purpose:
     """What a block of code is for, from the names it calls or is called: training when any says it
     trains (`train_step`, `apply_gradients`, `GradientTape`, `distributed_step`), else evaluation or

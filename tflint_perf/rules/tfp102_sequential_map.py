@@ -132,7 +132,7 @@ batch instead. A map that must stay sequential to save memory can say so with
             if _is_true(argument(call, "synchronous", None)):
                 continue
             function = argument(call, "map_func", 0)
-            if function is None or is_trivial_function(function.value):
+            if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
