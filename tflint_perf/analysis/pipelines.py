@@ -284,16 +284,20 @@ class PipelineAnalysis:
         return purpose_of_names(name.rsplit(".", 1)[-1] for name in names if name)
 
     def built_for(self, call: cst.Call) -> Purpose:
-        """What the function (and class) building the pipeline at ``call`` says it is for:
-        `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util` are not training."""
+        """What the function (and class) building the pipeline at ``call``, then the variable it is
+        assigned to, say it is for: `eval_input_fn`, `dataset_to_numpy_util`, `val_ds = ...` are not
+        training. A helper's name outranks the variable names inside it."""
         function = self.scope_of(call)
-        names: List[str] = _assigned_names(self._call_sites.get(call))
+        enclosing: List[str] = []
         while function is not None:
-            names.append(function.name)
+            enclosing.append(function.name)
             if function.class_info is not None:
-                names.append(function.class_info.name)
+                enclosing.append(function.class_info.name)
             function = function.parent
-        return purpose_of_builder(names)
+        around = purpose_of_builder(enclosing)
+        if around in (Purpose.EVALUATION, Purpose.INSPECTION):
+            return around
+        return purpose_of_builder(_assigned_names(self._call_sites.get(call)) + enclosing)
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""
