@@ -56,10 +56,11 @@ _TRAINING_NAME = re.compile(
 # The names of a function or variable that builds a pipeline say less: `generate_dataset`,
 # `sample_batches` and `decode_records` build training input as often as not.
 _BUILDER_EVALUATION_NAME = re.compile(
-    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*)(?:_|\d|$)", re.IGNORECASE
+    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*|update_state|metrics?)(?:_|\d|$)", re.IGNORECASE
 )
 _BUILDER_INSPECTION_NAME = re.compile(
-    r"(?:^|_)(?:visuali[sz]\w*|show\w*|plot\w*|display\w*|numpy|to_numpy)(?:_|\d|$)", re.IGNORECASE
+    r"(?:^|_)(?:visuali[sz]\w*|show\w*|plot\w*|display\w*|draw\w*|to_numpy|summary|serialize\w*)(?:_|\d|$)",
+    re.IGNORECASE,
 )
 
 

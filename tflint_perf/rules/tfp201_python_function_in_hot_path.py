@@ -10,6 +10,9 @@ import libcst as cst
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
 from tflint_perf.analysis.hotpaths import HotContext, python_callback_decorator
 from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.files import path_purpose
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
@@ -143,6 +146,8 @@ are not followed.
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
+        if path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return  # `eval.py`, `visualization_utils.py`: evaluation and drawing code
         callbacks = [site for site in model.calls if model.call_name(site.node) in PYTHON_CALLBACKS]
         if not callbacks:
             return  # the hot-path analysis is only worth running when there is something to find
@@ -152,7 +157,7 @@ are not followed.
             if _is_decorator(site):
                 continue
             hot_context = hot.context_of_site(site)
-            if hot_context is None or _feeds_reporting(model, site):
+            if hot_context is None or _feeds_reporting(model, site) or _not_for_training(site):
                 continue
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
         for function, hot_context in hot.python_callback_functions().items():
@@ -174,6 +179,22 @@ def _message(name: str, where_from: Union[CallSite, FunctionInfo], context: HotC
     return (
         f"`{name}` {where}: it runs Python under the GIL for every {unit}, so it cannot run in parallel, "
         "be compiled or be saved with the graph; write it with TensorFlow ops"
+    )
+
+
+def _not_for_training(site: CallSite) -> bool:
+    """The Python function called back, or the function around the call, says it evaluates, draws or
+    serialises: `evaluator.update_state`, `visualize_boxes_fn`, `serialize_example_pyfunction`."""
+    names = [dotted_text(arg.value) or "" for arg in site.node.args[:1]]
+    names.extend(
+        dotted_text(arg.value) or "" for arg in site.node.args if arg.keyword is not None and arg.keyword.value == "func"
+    )
+    function = site.function
+    while function is not None:
+        names.append(function.name)
+        function = function.parent
+    return purpose_of_builder(name.rsplit(".", 1)[-1] for name in names if name) in (
+        Purpose.EVALUATION, Purpose.INSPECTION
     )
 
 
