@@ -472,6 +472,12 @@ class ModuleModel:
         return dataset_options(self.module)
 
     @cached_property
+    def integer_values(self) -> "ValueSources":
+        from tflint_perf.analysis.constants import ValueSources
+
+        return ValueSources(self)
+
+    @cached_property
     def precision(self) -> "Precision":
         from tflint_perf.analysis.precision import PrecisionAnalysis
 

@@ -132,7 +132,7 @@ class Consumption:
     def trains_on(self) -> bool:
         """The consumer optimises on these elements: ``fit``'s data or a training loop, not
         validation, ``evaluate`` or ``predict``."""
-        return self.training and self.role not in ("validation", "evaluate", "predict")
+        return self.purpose is Purpose.TRAINING
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.constants import IntegerValue
 from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.module import CallSite
 from tflint_perf.diagnostics import UNSAFE, FixPlan, NodeEdit
 from tflint_perf.rules.base import Option, RuleContext
 
@@ -33,9 +35,16 @@ class Misalignment:
     aligned: int  # the next multiple
     alignment: int
     assumed: str  # the precision the alignment came from, for the message
+    value: IntegerValue
 
     def describe(self) -> str:
-        return f"is not a multiple of {self.alignment} ({self.assumed})"
+        origin = f" ({self.value.origin})" if self.value.origin else ""
+        return f"{self.value.value}{origin} is not a multiple of {self.alignment} ({self.assumed})"
+
+    def fix(self) -> Optional[FixPlan]:
+        """Round the literal up; a value set elsewhere (a constant, a flag) gets no fix here."""
+        literal = self.value.literal
+        return round_up_fix(literal, self.aligned) if literal is not None else None
 
 
 def integer_value(node: cst.Integer) -> Optional[int]:
@@ -60,15 +69,18 @@ def alignment_for(context: RuleContext) -> tuple:
     return 0, precision.in_message()
 
 
-def misaligned(context: RuleContext, node: cst.Integer) -> Optional[Misalignment]:
-    """How a reportable misaligned literal misses the alignment, else None."""
-    value = integer_value(node)
-    if value is None or value < max(context.option("min-width"), 1) or is_test_file(context.filename):
+def misaligned(context: RuleContext, expr: cst.BaseExpression, site: Optional[CallSite] = None) -> Optional[Misalignment]:
+    """How a reportable misaligned size misses the alignment, else None: a literal, or a value
+    followed to a constant, a parameter default or a flag (analysis/constants.py)."""
+    if is_test_file(context.filename):
+        return None
+    found = context.model.integer_values.integer(expr, site)
+    if found is None or found.value < max(context.option("min-width"), 1):
         return None
     alignment, assumed = alignment_for(context)
-    if alignment < 2 or value % alignment == 0:
+    if alignment < 2 or found.value % alignment == 0:
         return None
-    return Misalignment(-(-value // alignment) * alignment, alignment, assumed)
+    return Misalignment(-(-found.value // alignment) * alignment, alignment, assumed, found)
 
 
 def round_up_fix(node: cst.Integer, aligned: int) -> FixPlan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from tflint_perf.diagnostics import Finding
-from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_fix
+from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _KERAS = "import tensorflow as tf\nfrom tensorflow import keras\n"
@@ -198,15 +198,15 @@ count) is not checked: it comes from the data, not from a literal in the layer.
     def check(self, context: RuleContext) -> Iterable[Finding]:
         layers = context.model.layers
         for site in context.model.calls:
-            width = layers.width_literal(site.node)
+            width = layers.width_expression(site.node)
             if width is None:
                 continue
-            layer, parameter, literal = width
-            miss = misaligned(context, literal)
+            layer, parameter, expr = width
+            miss = misaligned(context, expr, site)
             if miss is None or layers.is_output_layer(site.node) or layers.is_reshaped(site.node):
                 continue
             message = (
-                f"`{layer}` {parameter}={literal.value} {miss.describe()}; "
+                f"`{layer}` {parameter}={miss.describe()}; "
                 f"tensor cores on NVIDIA GPUs run aligned sizes faster, e.g. {miss.aligned}"
             )
-            yield self.finding(message, literal, fix=round_up_fix(literal, miss.aligned))
+            yield self.finding(message, expr, fix=miss.fix())

@@ -6,9 +6,9 @@ from typing import Iterable
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, has_star_args
+from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_value
 from tflint_perf.diagnostics import Finding
-from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned, round_up_fix
+from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import tensorflow as tf\n"
@@ -128,26 +128,39 @@ training or GPUs without tensor cores the finding is noise. A batch size kept in
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        # `fit(..., batch_size=N)` is judged by its shape, so the file must be TensorFlow code (not another library's).
-        fits = context.model.calls if context.model.imports.imports_framework else ()
-        for site in fits:
+        model = context.model
+        # `fit(..., batch_size=N)` and `next_batch(N)` are judged by their shape, so the file must be
+        # TensorFlow code (not another library's).
+        sites = model.calls if model.imports.imports_framework else ()
+        for site in sites:
             call = site.node
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit" and not has_star_args(call):
-                yield from self._report(context, argument(call, "batch_size", 2), "`fit` batch_size")
-        pipelines = context.model.pipelines
-        for op, _states in pipelines.ops("batch", "padded_batch"):
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if method == "fit" and not has_star_args(call):
+                yield from self._report(context, argument(call, "batch_size", 2), "`fit` batch_size", site)
+            elif method == "next_batch" and site.loops:
+                # TF1 `mnist.train.next_batch(n)` in a training loop.
+                yield from self._report(context, argument(call, "batch_size", 0), "`next_batch` size", site)
+            elif (model.call_name(call) or "").endswith("inputs.numpy_input_fn") and bool_literal(
+                keyword_value(call, "shuffle")
+            ):
+                # Estimator `numpy_input_fn(..., shuffle=True)`: the training input (evaluation does not shuffle).
+                yield from self._report(context, argument(call, "batch_size", 2), "`numpy_input_fn` batch_size", site)
+        pipelines = model.pipelines
+        for op, states in pipelines.ops("batch", "padded_batch"):
+            if any(later.name == "unbatch" for state in states for later in state.ops_after(op.call)):
+                continue  # `batch(n).map(f).unbatch()`: a vectorised map, not the training batch
             if any(c.trains_on for c in pipelines.consumptions_of(op.call)):
-                yield from self._report(context, argument(op.call, "batch_size", 0), f"`Dataset.{op.name}` size")
+                site = model.site_of(op.call)
+                yield from self._report(context, argument(op.call, "batch_size", 0), f"`Dataset.{op.name}` size", site)
 
-    def _report(self, context: RuleContext, arg, what: str) -> Iterable[Finding]:
-        if arg is None or not isinstance(arg.value, cst.Integer):
+    def _report(self, context: RuleContext, arg, what: str, site) -> Iterable[Finding]:
+        if arg is None:
             return
-        literal = arg.value
-        miss = misaligned(context, literal)
+        miss = misaligned(context, arg.value, site)
         if miss is None:
             return
         message = (
-            f"Training {what} {literal.value} {miss.describe()}; tensor cores on NVIDIA GPUs "
+            f"Training {what} {miss.describe()}; tensor cores on NVIDIA GPUs "
             f"run dense layers faster on aligned batches, e.g. {miss.aligned}"
         )
-        yield self.finding(message, literal, fix=round_up_fix(literal, miss.aligned))
+        yield self.finding(message, arg.value, fix=miss.fix())

@@ -1,0 +1,97 @@
+"""Integer values followed to where they are set: a literal, a module constant (`BATCH_SIZE = 100`),
+a parameter default (`def make(batch_size=100)`), an argparse default
+(`add_argument("--batch_size", default=100)`) or an absl / `tf.compat.v1.flags` definition
+(`flags.DEFINE_integer("batch_size", 100, ...)`, read as `FLAGS.batch_size`).
+
+A value that may differ at run time (a default, a flag) says so in `origin`, so a message can name it
+("flag --batch_size, default 100"); only a literal written at the use site can be fixed in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Dict, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_value
+from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
+
+_FLAG_DEFINERS = ("DEFINE_integer", "DEFINE_int")
+
+
+@dataclass(frozen=True)
+class IntegerValue:
+    value: int
+    literal: Optional[cst.Integer]  # the literal at the use site, the only thing a fix may edit
+    origin: str  # "" for a literal at the use site, else where the value comes from
+
+    @property
+    def may_vary(self) -> bool:
+        return self.literal is None
+
+
+class ValueSources:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+
+    def integer(self, expr: cst.BaseExpression, site: Optional[CallSite]) -> Optional[IntegerValue]:
+        """The integer ``expr`` evaluates to at ``site``, when the code says."""
+        value = int_literal(expr)
+        if value is not None:
+            return IntegerValue(value, expr, "")  # type: ignore[arg-type]
+        if isinstance(expr, cst.Name):
+            return self._name(expr.value, site.function if site is not None else None)
+        if isinstance(expr, cst.Attribute):
+            flag = self._flags.get(expr.attr.value)
+            receiver = dotted_text(expr.value) or ""
+            if flag is not None and receiver.rsplit(".", 1)[-1] in ("FLAGS", "flags", "args", "opts", "config", "hparams", "params"):
+                return flag
+        return None
+
+    def _name(self, name: str, scope: Optional[FunctionInfo]) -> Optional[IntegerValue]:
+        function = scope
+        while function is not None:
+            bindings = self.model.bindings.get(function, {}).get(name, [])
+            if any(binding.kind != "param" for binding in bindings):
+                return None  # rebound inside the function: unknown
+            if bindings:
+                default = _parameter_default(function, name)
+                return IntegerValue(default, None, f"default of parameter `{name}`") if default is not None else None
+            function = function.parent
+        value = self.model.module_values.get(name)
+        number = int_literal(value) if value is not None else None
+        if number is not None:
+            return IntegerValue(number, None, f"constant `{name} = {number}`")
+        return None
+
+    @cached_property
+    def _flags(self) -> Dict[str, IntegerValue]:
+        flags: Dict[str, IntegerValue] = {}
+        for site in self.model.calls:
+            call = site.node
+            leaf = (dotted_text(call.func) or "").rsplit(".", 1)[-1]
+            if leaf in _FLAG_DEFINERS:
+                name = argument(call, "name", 0)
+                default = argument(call, "default", 1)
+                number = int_literal(default.value) if default is not None else None
+                if name is not None and isinstance(name.value, cst.SimpleString) and number is not None:
+                    flag = str(name.value.evaluated_value)
+                    flags[flag] = IntegerValue(number, None, f"flag --{flag}, default {number}")
+            elif leaf == "add_argument" and call.args and isinstance(call.args[0].value, cst.SimpleString):
+                option = str(call.args[0].value.evaluated_value)
+                default_value = keyword_value(call, "default")
+                number = int_literal(default_value) if default_value is not None else None
+                if option.startswith("--") and number is not None:
+                    flags[option[2:].replace("-", "_")] = IntegerValue(number, None, f"flag {option}, default {number}")
+        return flags
+
+
+def _parameter_default(function: FunctionInfo, name: str) -> Optional[int]:
+    params = function.node.params
+    for param in (*params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return int_literal(param.default) if param.default is not None else None
+    return None
