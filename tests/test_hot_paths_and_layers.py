@@ -180,7 +180,7 @@ def _output_verdicts(source: str):
     return {
         model.module.code_for_node(site.node): layers.is_output_layer(site.node)
         for site in model.calls
-        if layers.width_literal(site.node) is not None
+        if isinstance((layers.width_expression(site.node) or (None, None, None))[2], cst.Integer)
     }
 
 

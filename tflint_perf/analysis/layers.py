@@ -77,20 +77,6 @@ class LayerAnalysis:
         leaf = name.rsplit(".", 1)[-1]
         return leaf if leaf[:1].isupper() else None
 
-    def width_literal(self, call: cst.Call) -> Optional[Tuple[str, str, cst.Integer]]:
-        """(layer, parameter, integer literal) when a layer's width is passed as a literal."""
-        layer = self.layer_name(call)
-        if layer not in WIDTH_PARAMETERS or has_star_args(call):
-            return None
-        parameter, position = WIDTH_PARAMETERS[layer]
-        arg = argument(call, parameter, position)
-        if arg is None:
-            return None
-        value = arg.value
-        if layer == "EinsumDense" and isinstance(value, (cst.Tuple, cst.List)) and value.elements:
-            value = value.elements[-1].value
-        return (layer, parameter, value) if isinstance(value, cst.Integer) else None
-
     def width_expression(self, call: cst.Call) -> Optional[Tuple[str, str, cst.BaseExpression]]:
         """(layer, parameter, expression) for a layer's width as written: `Dense(100)`, `Dense(HIDDEN)`,
         `Dense(units=FLAGS.hidden)`; the value behind a name is for analysis/constants.py to follow."""

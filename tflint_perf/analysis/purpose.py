@@ -67,17 +67,7 @@ _BUILDER_INSPECTION_NAME = re.compile(
 def purpose_of_builder(names: Iterable[str]) -> Purpose:
     """What the names around a pipeline's construction (its function, class, assigned variable) say:
     `eval_input_fn`, `val_ds`, `dataset_to_numpy_util` are not training; `train_ds` is; others say nothing."""
-    evaluation = inspection = False
-    for name in names:
-        if _BUILDER_INSPECTION_NAME.search(name):
-            inspection = True
-        elif _BUILDER_EVALUATION_NAME.search(name):
-            evaluation = True
-        elif _TRAINING_NAME.search(name):
-            return Purpose.TRAINING
-    if evaluation:
-        return Purpose.EVALUATION
-    return Purpose.INSPECTION if inspection else Purpose.UNKNOWN
+    return _classify(names, _BUILDER_INSPECTION_NAME, _BUILDER_EVALUATION_NAME)
 
 
 def purpose_of_names(names: Iterable[str]) -> Purpose:
@@ -85,14 +75,20 @@ def purpose_of_names(names: Iterable[str]) -> Purpose:
     trains (`train_step`, `apply_gradients`, `GradientTape`, `distributed_step`), else evaluation or
     inference when one says so (`test_step`, `predict`, `update_state`, `generate`), else inspection
     (`plot`, `show`, `to_numpy`, writing records), else unknown."""
-    evaluation = inspection = False
+    return _classify(names, _INSPECTION_NAME, _EVALUATION_NAME)
+
+
+def _classify(names: Iterable[str], inspection: "re.Pattern[str]", evaluation: "re.Pattern[str]") -> Purpose:
+    """Per name, inspection first, then evaluation, then training (`test_step` is evaluation although
+    it ends in `step`); any training name decides."""
+    evaluates = inspects = False
     for name in names:
-        if _INSPECTION_NAME.search(name):
-            inspection = True
-        elif _EVALUATION_NAME.search(name):
-            evaluation = True
+        if inspection.search(name):
+            inspects = True
+        elif evaluation.search(name):
+            evaluates = True
         elif _TRAINING_NAME.search(name):
             return Purpose.TRAINING
-    if evaluation:
+    if evaluates:
         return Purpose.EVALUATION
-    return Purpose.INSPECTION if inspection else Purpose.UNKNOWN
+    return Purpose.INSPECTION if inspects else Purpose.UNKNOWN
