@@ -168,6 +168,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "            ob, reward, done, _ = env.step(action)\n            actions.append(action)\n"
             "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: action})\n"
         ),
+        # A loop over a short literal tuple: two runs, not a loop over batches.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    xb, yb = next_batch()\n    for flag in (True, False):\n"
+            "        sess.run(train_op, {x: xb, y: yb, is_training: flag})\n"
+        ),
         # No feed.
         Valid(_TF1 + "with tf.Session() as sess:\n    for step in range(100):\n        sess.run(train_op)\n"),
         # Values bound once before the loop: a feedable iterator's handle, a periodic validation feed.
@@ -229,7 +234,7 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(loop for loop in site.loops if not _counts_epochs(loop))
+            lexical = frozenset(loop for loop in site.loops if not _counts_epochs(loop) and not _short_literal_loop(loop))
             called = any(not _counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
             if not lexical and not called:
                 continue
@@ -277,6 +282,11 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
         return "initializer" in name
     text = dotted_text(expr)
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
+
+
+def _short_literal_loop(loop: LoopNode) -> bool:
+    """`for flag in (True, False):`, `for name in ["a", "b"]:`: a few fixed runs, not a loop over batches."""
+    return isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)) and len(loop.iter.elements) <= 4
 
 
 def _innermost(loops) -> Optional[LoopNode]:
