@@ -119,3 +119,9 @@ def test_a_rebound_name_is_unknown_and_evaluation_sizes_are_not_training():
         "model.fit(ds)\n"
     )
     assert findings(source, ["TFP302"]) == []
+
+
+def test_a_stateful_rnn_is_skipped_only_at_batch_one():
+    layer = "from tensorflow import keras\nrnn = keras.layers.LSTM(1020, stateful=True, batch_input_shape=[{}, None, 64])\n"
+    assert findings(MIXED + layer.format(1), ["TFP301"]) == []
+    assert [code for code, _ in findings(MIXED + layer.format(64), ["TFP301"])] == ["TFP301"]

@@ -79,6 +79,11 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
     )
 
     valid = (
+        # A same-file helper reshuffles after the cache.
+        Valid(
+            _TF + "def finish(ds):\n    return ds.shuffle(1000).batch(32)\n\n"
+            "ds = tf.data.TFRecordDataset(files).shuffle(100).cache()\nmodel.fit(finish(ds), epochs=5)\n"
+        ),
         # tensorflow/tpu mask_rcnn dataloader: semi-fake data replays its first batch on purpose.
         Valid(
             _TF + "ds = tf.data.TFRecordDataset(files).shuffle(1024).map(parse).batch(8)\n"

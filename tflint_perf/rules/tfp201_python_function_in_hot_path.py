@@ -88,6 +88,17 @@ are not followed.
     )
 
     valid = (
+        # tensorflow/examples efficientdet: a COCO evaluator's update_state, called back from the eval step.
+        Valid(
+            _TF + "@tf.function\ndef _get_detections(images, labels):\n    detections = model(images, training=False)\n"
+            "    tf.numpy_function(evaluator.update_state, [labels, detections], [])\n"
+        ),
+        # tensorflow/tpu visualization_utils: drawing boxes for an image summary.
+        Valid(
+            _TF + "def draw_side_by_side(images, boxes):\n    def draw_boxes(args):\n"
+            "        return tf.py_func(visualize_boxes_fn, args, tf.uint8)\n"
+            "    return tf.map_fn(draw_boxes, (images, boxes), dtype=tf.uint8)\n"
+        ),
         # A one-off eager use.
         Valid(_TF + "import numpy as np\nstats = tf.py_function(np.mean, [data], tf.float32)\n"),
         # A py_func feeding a TF1 summary.
