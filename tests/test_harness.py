@@ -365,7 +365,7 @@ def test_verify_reports_elements_that_differ(tmp_path, tensorflow):
 
 
         def make():
-            return tf.data.Dataset.from_tensor_slices(DATA).batch(100).prefetch(tf.data.AUTOTUNE)
+            return tf.data.Dataset.from_tensor_slices(DATA).batch(90).prefetch(tf.data.AUTOTUNE)
 
 
         def train(model):
