@@ -28,10 +28,6 @@ class IntegerValue:
     literal: Optional[cst.Integer]  # the literal at the use site, the only thing a fix may edit
     origin: str  # "" for a literal at the use site, else where the value comes from
 
-    @property
-    def may_vary(self) -> bool:
-        return self.literal is None
-
 
 class ValueSources:
     def __init__(self, model: ModuleModel) -> None:

@@ -15,6 +15,7 @@ from typing import Set
 import libcst as cst
 
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.walk import walk
 
 _SWITCHES = {
     "autotune.enabled": {"inject_prefetch", "map_parallelization"},
@@ -35,7 +36,7 @@ class DatasetOptions:
 
 def dataset_options(module: cst.Module) -> DatasetOptions:
     collector = _Collector()
-    module.visit(collector)
+    walk(module, collector)  # the model's fast traversal, not LibCST's rebuilding `visit`
     return DatasetOptions(frozenset(collector.disabled))
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from tflint_perf.analysis.purpose import Purpose
+
 _TEST_DIRECTORIES = frozenset({"tests"})
 
 
@@ -25,11 +27,9 @@ _EVALUATION_PATH = re.compile(
 )
 
 
-def path_purpose(filename: str) -> "Purpose":
+def path_purpose(filename: str) -> Purpose:
     """What a module's own path says it is for: `evaluate_model.py`, `evaluation/coco_utils.py`,
     `inference.py`, `predict.py` hold evaluation and inference code; other names say nothing."""
-    from tflint_perf.analysis.purpose import Purpose
-
     path = PurePath(filename.replace("\\", "/"))
     names = [part for part in path.parts[:-1]] + [path.stem]
     return Purpose.EVALUATION if any(_EVALUATION_PATH.search(name) for name in names) else Purpose.UNKNOWN

@@ -19,7 +19,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, has_star_args, keyword_argument
+from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.module import FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -94,6 +94,17 @@ class LayerAnalysis:
 
     def is_output_layer(self, call: cst.Call) -> bool:
         return call in self._outputs or self._has_head_activation(call)
+
+    def runs_at_batch_one(self, call: cst.Call) -> bool:
+        """A stateful RNN built for batch 1 (`LSTM(256, stateful=True, batch_input_shape=[1, None, 64])`
+        or `batch_size=1`): generation one sequence at a time, whose multiplies are matrix-vector products."""
+        if not bool_literal(keyword_value(call, "stateful")):
+            return False
+        shape = keyword_value(call, "batch_input_shape") or keyword_value(call, "batch_shape")
+        if isinstance(shape, (cst.List, cst.Tuple)) and shape.elements:
+            return int_literal(shape.elements[0].value) == 1
+        size = keyword_value(call, "batch_size")
+        return size is not None and int_literal(size) == 1
 
     def is_reshaped(self, call: cst.Call) -> bool:
         """A layer whose output a `Reshape` follows: its width is the product of the new shape, not a choice."""

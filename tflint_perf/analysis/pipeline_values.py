@@ -105,28 +105,14 @@ Env = Dict[str, Value]
 
 @dataclass(frozen=True)
 class Consumption:
-    """A place where a pipeline is iterated: ``model.fit``, a ``for`` loop, ``iter()``..."""
+    """A place where a pipeline is iterated: ``model.fit``, a ``for`` loop, ``iter()``..., and what for."""
 
     node: cst.CSTNode
-    kind: str  # "model" | "for" | "iter" | "iterator" | "distribute"
+    kind: str  # "model" | "for" | "iter" | "iterator" | "distribute" | "one-off" | "inspection"
     description: str
     states: FrozenSet[State]
-    training: bool
+    purpose: Purpose
     role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
-    # What the consumer is for, where the kind and role do not say it (a loop's body does).
-    declared: Purpose = Purpose.TRAINING
-
-    @property
-    def purpose(self) -> Purpose:
-        if not self.training:
-            return Purpose.INSPECTION if self.declared is Purpose.TRAINING else self.declared
-        if self.role == "fit":
-            return Purpose.TRAINING
-        if self.role in ("validation", "evaluate"):
-            return Purpose.EVALUATION
-        if self.role == "predict":
-            return Purpose.INFERENCE
-        return self.declared
 
     @property
     def trains_on(self) -> bool:

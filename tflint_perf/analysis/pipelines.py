@@ -114,6 +114,7 @@ INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_type
 ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
+_MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
 # Calls that only look at data: a loop made of these is inspection, not training.
 _INSPECTION_CALLS = frozenset(
@@ -197,9 +198,6 @@ class PipelineAnalysis:
                 if op.name in names:
                     by_call.setdefault(op.call, (op, []))[1].append(state)
         return iter(by_call.values())
-
-    def training_consumptions(self) -> List[Consumption]:
-        return [c for c in self.consumptions if c.training]
 
     def consumptions_for(self, purposes) -> List[Consumption]:
         """The consumptions whose purpose is one of ``purposes``."""
@@ -634,7 +632,7 @@ class _Run:
             return None
         value = self.eval(node.value)
         if node.attr.value in INSPECTION_ATTRIBUTES and isinstance(value, Pipeline):
-            self.consume(node, "inspection", node.attr.value, value, False, declared=Purpose.INSPECTION)
+            self.consume(node, "inspection", node.attr.value, value, Purpose.INSPECTION)
         return None
 
     def _eval_sequence(self, node: Union[cst.Tuple, cst.List]) -> Value:
@@ -704,13 +702,13 @@ class _Run:
             if isinstance(receiver, Pipeline) and method in DATASET_METHODS:
                 return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
             if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
-                self.consume(call, "one-off", f"{method}()", receiver, False, declared=Purpose.ONE_OFF)
+                self.consume(call, "one-off", f"{method}()", receiver, Purpose.ONE_OFF)
                 return None
             if method in ONE_OFF_ARGUMENT_METHODS and args and isinstance(args[0], Pipeline):
-                self.consume(call, "one-off", f"{method}()", args[0], False, declared=Purpose.ONE_OFF)
+                self.consume(call, "one-off", f"{method}()", args[0], Purpose.ONE_OFF)
                 return None
             if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
-                self.consume(call, "iterator", f"{method}()", receiver, True)
+                self.consume(call, "iterator", f"{method}()", receiver, Purpose.TRAINING)
                 return None
             if isinstance(receiver, TfdsBuilder) and method == "as_dataset":
                 return _split_value(call)
@@ -720,7 +718,7 @@ class _Run:
                 self._consume_model_call(call, method, args)
                 return None
             if method in DISTRIBUTE_METHODS and args:
-                self.consume(call, "distribute", method, args[0], True)
+                self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
                 return None
             if _is_self(func.value):
                 cls = self._class()
@@ -731,11 +729,10 @@ class _Run:
         if isinstance(func, cst.Name) and func.value == "iter" and call.args:
             value = self.eval(call.args[0].value)
             peek = call in self.analysis._peeked
-            self.consume(call, "iter", "iter()", value, not peek)
+            self.consume(call, "iter", "iter()", value, Purpose.INSPECTION if peek else Purpose.TRAINING)
             return None
         if isinstance(func, cst.Name) and func.value in ONE_OFF_FUNCTIONS and call.args:
-            self.consume(call, "one-off", f"{func.value}()", self.eval(call.args[0].value), False,
-                         declared=Purpose.ONE_OFF)
+            self.consume(call, "one-off", f"{func.value}()", self.eval(call.args[0].value), Purpose.ONE_OFF)
             return None
         if isinstance(callee, FunctionRef):
             return self.apply(callee.function, call)
@@ -757,7 +754,7 @@ class _Run:
                 ))
             return Pipeline(frozenset({State(Source(call, prefetched=prefetched))}))
         if api in ONE_OFF_FUNCTIONS and args:
-            self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], False, declared=Purpose.ONE_OFF)
+            self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return None
         if api == "tfds.load":
             value = _split_value(call)
@@ -767,7 +764,7 @@ class _Run:
         if api == "tfds.builder":
             return TfdsBuilder(call)
         if api in ITERATOR_FUNCTIONS and args:
-            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], True)
+            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], Purpose.TRAINING)
         return None
 
     def _all_prefetched(self, args: List[Value]) -> bool:
@@ -784,11 +781,11 @@ class _Run:
         description = f"{dotted_text(call.func) or method}()"
         x_arg = argument(call, "x", 0)
         if x_arg is not None:
-            self.consume(call, "model", description, self.eval(x_arg.value), True, method)
+            self.consume(call, "model", description, self.eval(x_arg.value), _MODEL_PURPOSES[method], method)
         if method == "fit":
             validation = keyword_argument(call, "validation_data")
             if validation is not None:
-                self.consume(call, "model", description, self.eval(validation.value), True, "validation")
+                self.consume(call, "model", description, self.eval(validation.value), Purpose.EVALUATION, "validation")
 
     def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
         target = loop.iter
@@ -804,9 +801,9 @@ class _Run:
         if not isinstance(value, Pipeline):
             return
         if self._is_inspection_loop(loop, value):
-            self.consume(loop, "for", "for loop", value, False, declared=Purpose.INSPECTION)
+            self.consume(loop, "for", "for loop", value, Purpose.INSPECTION)
         else:
-            self.consume(loop, "for", "for loop", value, True, declared=self.analysis.loop_purpose(loop))
+            self.consume(loop, "for", "for loop", value, self.analysis.loop_purpose(loop))
 
     def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
         if all(_ends_with_literal_take(state) for state in value.states):
@@ -822,20 +819,20 @@ class _Run:
                 return False
         return True
 
-    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, training: bool,
-                role: str = "", declared: Purpose = Purpose.TRAINING) -> None:
+    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, purpose: Purpose,
+                role: str = "") -> None:
         if isinstance(value, TupleValue):
             for item in value.items:
-                self.consume(node, kind, description, item, training, role, declared)
+                self.consume(node, kind, description, item, purpose, role)
             return
         if not isinstance(value, Pipeline):
             return
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
         if real:
-            self.consumptions.append(Consumption(node, kind, description, real, training, role, declared))
+            self.consumptions.append(Consumption(node, kind, description, real, purpose, role))
         if symbolic:
-            self.param_consumptions.append(Consumption(node, kind, description, symbolic, training, role, declared))
+            self.param_consumptions.append(Consumption(node, kind, description, symbolic, purpose, role))
 
     # -- same-file calls ------------------------------------------------------------------------
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
@@ -846,8 +843,8 @@ class _Run:
             return None
         for consumption in summary.consumptions:
             value = _substitute(Pipeline(consumption.states), function, bound)
-            self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.training,
-                         consumption.role, consumption.declared)
+            self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.purpose,
+                         consumption.role)
         result = _substitute(summary.returns, function, bound)
         self._note_states(result)
         return result

@@ -211,26 +211,10 @@ count) is not checked: it comes from the data, not from a literal in the layer.
             miss = misaligned(context, expr, site)
             if miss is None or layers.is_output_layer(site.node) or layers.is_reshaped(site.node):
                 continue
-            if _stateful_at_batch_one(site.node):
+            if layers.runs_at_batch_one(site.node):
                 continue  # a stateful RNN stepped one sequence at a time: no batch dimension to fill tiles
             message = (
                 f"`{layer}` {parameter}={miss.describe()}; "
                 f"tensor cores on NVIDIA GPUs run aligned sizes faster, e.g. {miss.aligned}"
             )
             yield self.finding(message, expr, fix=miss.fix())
-
-
-def _stateful_at_batch_one(call) -> bool:
-    """`LSTM(256, stateful=True, batch_input_shape=[1, None, 64])` (or `batch_size=1`): generation one
-    sequence at a time, where the matrix multiplies are matrix-vector products."""
-    import libcst as cst
-
-    from tflint_perf.analysis.arguments import bool_literal, int_literal, keyword_value
-
-    if not bool_literal(keyword_value(call, "stateful")):
-        return False
-    shape = keyword_value(call, "batch_input_shape") or keyword_value(call, "batch_shape")
-    if isinstance(shape, (cst.List, cst.Tuple)) and shape.elements:
-        return int_literal(shape.elements[0].value) == 1
-    size = keyword_value(call, "batch_size")
-    return size is not None and int_literal(size) == 1
