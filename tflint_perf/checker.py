@@ -81,9 +81,9 @@ def process_bytes(data: bytes, name: str, path: Path, settings: Settings, mode: 
         return result
     codes: Set[str] = settings.codes_for(relative_to_root(path, settings))
     if path.suffix == NOTEBOOK_SUFFIX:
-        return _process_notebook(result, text, settings, codes, mode, explicit)
+        return _process_notebook(result, text, settings, codes, mode, explicit, path)
     result.text = text
-    outcome = _check(result, text, settings, codes, mode)
+    outcome = _check(result, text, settings, codes, mode, path=path)
     if outcome is not None:
         result.diagnostics = outcome.remaining
         result.fixed = outcome.fixed
@@ -102,12 +102,12 @@ def process_bytes(data: bytes, name: str, path: Path, settings: Settings, mode: 
 
 
 def _check(result: FileResult, text: str, settings: Settings, codes: Set[str], mode: Mode,
-           describe: Callable[[ParseError], str] = str) -> Optional[FixOutcome]:
+           describe: Callable[[ParseError], str] = str, path: Optional[Path] = None) -> Optional[FixOutcome]:
     """Check (and with ``mode.fixing`` fix) a module text; None, with the problem in ``result``, when
     it cannot be checked."""
 
     def check(current: str) -> List[Diagnostic]:
-        return check_text(current, result.name, settings, codes)
+        return check_text(current, result.name, settings, codes, path=path, project_root=settings.root)
 
     try:
         if not mode.fixing:
@@ -125,7 +125,7 @@ def _check(result: FileResult, text: str, settings: Settings, codes: Set[str], m
 
 
 def _process_notebook(result: FileResult, text: str, settings: Settings, codes: Set[str], mode: Mode,
-                      explicit: bool) -> FileResult:
+                      explicit: bool, path: Optional[Path] = None) -> FileResult:
     """A notebook's code cells are checked as one module; findings and fixes go back to their cells.
 
     ``result.text`` stays None: the output's source snippets are rows of a file, not of a cell.
@@ -141,7 +141,7 @@ def _process_notebook(result: FileResult, text: str, settings: Settings, codes: 
         if explicit:
             result.notes.append(f"a {notebook.language} notebook, not Python: nothing to check")
         return result
-    outcome = _check(result, notebook.module, settings, codes, mode, describe=notebook.describe_parse_error)
+    outcome = _check(result, notebook.module, settings, codes, mode, describe=notebook.describe_parse_error, path=path)
     if outcome is None:
         return result
     result.diagnostics = notebook.in_cells(outcome.remaining, outcome.text)
@@ -152,7 +152,7 @@ def _process_notebook(result: FileResult, text: str, settings: Settings, codes: 
             result.fixed_text = notebook.with_sources(sources)
         except NotebookError as problem:
             result.internal_errors.append(f"{problem} (please report this)")
-            unfixed = _check(result, notebook.module, settings, codes, Mode())
+            unfixed = _check(result, notebook.module, settings, codes, Mode(), path=path)
             result.diagnostics = notebook.in_cells(unfixed.remaining, notebook.module) if unfixed else []
             result.fixed = []
             return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Set, Type
 
 import libcst as cst
@@ -35,6 +36,7 @@ def parse(text: str) -> cst.Module:
 
 
 def _parse(text: str) -> cst.Module:
+    """``parse`` on the calling thread (one already running under ``run_deep``)."""
     try:
         check_limits(text)  # before LibCST: beyond these limits its native parser can crash the process
     except LimitExceeded as error:
@@ -52,6 +54,9 @@ def _parse(text: str) -> cst.Module:
         raise ParseError(f"cannot be parsed: {error}") from None
     except MemoryError:
         raise ParseError("not enough memory to parse the file; skipped") from None
+
+
+parse_in_thread = _parse
 
 
 def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
@@ -79,8 +84,15 @@ def check_text(
     rules: Optional[Sequence[Type[Rule]]] = None,
     apply_noqa: bool = True,
     tree: Optional[ast.Module] = None,
+    path: Optional[Path] = None,
+    project_root: Optional[Path] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
+
+    ``path``, the file's real path, puts the check in its project (``tflint_perf.project``): imported
+    first-party modules and the modules importing this one are read as well (never run), and only
+    findings located in this file are returned. ``project_root`` is where to stop looking for the
+    project when no marker (``pyproject.toml``, ``.git``...) is found above the file.
 
     With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
     does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
@@ -92,18 +104,25 @@ def check_text(
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
-    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree)
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, project_root)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
-           tree: Optional[ast.Module]) -> List[Diagnostic]:
-    module = _parse(text)
+           tree: Optional[ast.Module], path: Optional[Path], project_root: Optional[Path]) -> List[Diagnostic]:
+    session = _session(path, project_root)
+    model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
+    module = model.module if model is not None else _parse(text)
     try:
-        model = ModuleModel(module)
+        if model is None:
+            model = session.adopt(path, text, module) if session is not None else ModuleModel(module)  # type: ignore[arg-type]
         context = RuleContext(model, settings, filename)
         findings: List[Finding] = []
         for rule in enabled:
             findings.extend(rule().check(context))
+        if model.session is not None:
+            # A pipeline built here and fitted elsewhere is reported here, where the fix goes; what
+            # belongs to another module is reported when that module is checked.
+            findings = [f for f in findings if _all_here(model, f)]
         if not findings:
             return []
         diagnostics = _locate(module, text, filename, findings, tree)  # positions recurse as deeply as the model
@@ -115,6 +134,22 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
     if not apply_noqa:
         return [d for d in diagnostics if not suppressions.suppressed_by_own_directive(d.code)]
     return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
+
+
+def _session(path: Optional[Path], project_root: Optional[Path]):
+    """The session of the file's project, when its path is known (the module is then read with the
+    modules it imports and the modules importing it)."""
+    if path is None:
+        return None
+    from tflint_perf.analysis.crossmodule import session_for
+    from tflint_perf.project import project_for
+
+    return session_for(project_for(path, project_root))
+
+
+def _all_here(model: ModuleModel, finding: Finding) -> bool:
+    nodes = [finding.start, finding.end, *(edit.node for edit in (finding.fix.edits if finding.fix else ()))]
+    return all(model.owns(node) for node in nodes)
 
 
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding], tree: Optional[ast.Module] = None,

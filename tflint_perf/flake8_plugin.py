@@ -73,7 +73,9 @@ class Plugin:
                      type(self))]
         codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
         try:
-            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree)
+            path = Path(self.filename) if self.filename not in ("-", "stdin") else None
+            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree,
+                                     path=path, project_root=settings.root)
         except ParseError as problem:
             LOG.info("tflint-perf did not check %s: %s", self.filename, problem)
             return []

@@ -154,6 +154,7 @@ in different ops on different branches, the finding is reported without a fix.
                     else "Pipeline consumed by"
                 )
                 consumer = f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
+                consumer += consumption.where
                 message = (
                     f"{problem} {consumer} does not end with `prefetch`; input preparation and the "
                     "training step run one after the other"
