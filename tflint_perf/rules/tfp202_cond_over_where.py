@@ -6,7 +6,7 @@ from typing import Iterable, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.elementwise import about_shapes_or_nan, elementwise_leaves
+from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
 from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.values import TENSOR, ValueKinds
@@ -36,7 +36,8 @@ Not reported:
   predicate of `tf.cond` is one scalar per element, so `tf.where` only adds work. Measured on a
   2-core CPU (1 thread), per 512x512x3 image: `tf.cond(reduce_max(image) > 1, minimum(image, 1),
   abs(image))` 0.47 ms against 3.06 ms with `tf.where`; a random `image * mask` against `image`
-  (GridMask) 0.60 ms against 3.18 ms; a random sign on a scalar 25.0 us against 23.6 us, noise;
+  (GridMask) 0.60 ms against 3.18 ms; a random sign on a scalar, 25.0 against 23.6 us per element
+  of the pipeline (noise);
 - a branch that calls a model or layer, has side effects (`assign`, `tf.print`, summaries,
   `py_function`), can raise (`tf.debugging.assert_*`), is expensive (matmul, convolution) or
   calls anything not known to be element-wise;
@@ -53,12 +54,13 @@ Not reported:
   broadcast `image` to a larger shape): `tf.where` cannot return either shape;
 - predicates that are Python values (`True`, a Python comparison, a flag parameter), which
   `tf.function` resolves while tracing at no cost.
+- predicates on a training-step counter (`global_step < warmup_steps`, `optimizer.iterations`,
+  `epoch`), as in learning-rate schedules: see below.
 """
     why_bad = """
 `tf.cond` is control flow: the predicate has to be computed before either branch can start, and
 on a GPU the runtime waits for it on the host before launching the chosen branch, leaving a gap
-between kernels. Inside `tf.map_fn` (or a per-element `Dataset.map`) that cost is paid for every
-element, and it prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
+between kernels. Inside `tf.map_fn` that cost is paid for every element of the tensor, and it prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
 cheap expressions and selects element-wise, with no control flow, and once the branch is gone the
 whole `map_fn` can usually become one `tf.where` over the tensor. Measured on a 2-core CPU, the
 fix alone (`tf.where` inside the same `map_fn`) gained 1.0-1.3x (`tflint-perf bench TFP202`); replacing
@@ -72,10 +74,10 @@ remains is the GPU argument: a `tf.cond` in a training step whose predicate is c
 device makes the runtime copy it to the host before it launches the chosen branch, which leaves
 a gap in the GPU's stream (the GPU performance guide shows the gaps that loss scaling's host-side
 conditionals leave); `tf.where` stays on the device. Learning-rate schedules such as
-`tf.cond(step < warmup_steps, lambda: warmup_lr, lambda: lr)` are not worth a finding: their
-predicate depends only on the step counter, ready when the step starts, so the copy overlaps the
-forward pass, and the branches are scalars; when their branches are different tensors the rule is
-silent anyway.
+`tf.cond(global_step < warmup_steps, lambda: warmup_lr, lambda: lr)` are not worth a finding: the
+predicate depends only on the step counter, known when the step starts, so its copy to the host
+overlaps the forward pass and leaves no gap, and the branches are scalars (≈1.0x). The rule stays
+silent on predicates that read a step counter.
 """
     example = """
 import tensorflow as tf
@@ -164,10 +166,19 @@ often be removed as well, by hand.
             _TF + "@tf.function\ndef grid(image, mask):\n    occur = tf.random.normal([]) < 0.6\n"
             "    return tf.cond(occur, lambda: image * mask, lambda: image)\n"
         ),
-        # A learning-rate warm-up over two different tensors.
+        # Learning-rate schedules: a predicate on the step counter, scalar branches.
         Valid(
             _TF + "@tf.function\ndef lr(step, warmup_lr, base_lr):\n"
             "    return tf.cond(step < 1000, lambda: warmup_lr, lambda: base_lr)\n"
+        ),
+        Valid(
+            _TF + "@tf.function\ndef lr(global_step, base_lr, warmup_steps):\n"
+            "    return tf.cond(tf.less(global_step, warmup_steps), lambda: base_lr * 0.1, lambda: base_lr)\n"
+        ),
+        Valid(
+            _TF + "class Model(tf.keras.Model):\n    def train_step(self, data):\n"
+            "        lr = tf.cond(tf.greater(self.optimizer.iterations, 100), lambda: self.lr * 0.5, lambda: self.lr)\n"
+            "        return {'lr': lr}\n"
         ),
     )
     invalid = (
@@ -218,7 +229,9 @@ often be removed as well, by hand.
             pred = argument(call, "pred", 0)
             true_fn = argument(call, "true_fn", 1) or argument(call, "fn1", None)
             false_fn = argument(call, "false_fn", 2) or argument(call, "fn2", None)
-            if hot is None or pred is None or true_fn is None or false_fn is None or about_shapes_or_nan(model, pred.value):
+            if hot is None or pred is None or true_fn is None or false_fn is None:
+                continue
+            if about_shapes_or_nan(model, pred.value) or about_step_counter(pred.value):
                 continue
             values = values or ValueKinds(model)
             tensors = model.hot_paths.element_parameters(site)
