@@ -34,10 +34,10 @@ Not reported:
 - a `tf.cond` directly in a function passed to `Dataset.map` (a `tf.map_fn` inside it is still
   checked): the input pipeline runs on the CPU, where there is no host round trip to save, and the
   predicate of `tf.cond` is one scalar per element, so `tf.where` only adds work. Measured on a
-  2-core CPU (1 thread), per 512x512x3 image: `tf.cond(reduce_max(image) > 1, minimum(image, 1),
-  abs(image))` 0.47 ms against 3.06 ms with `tf.where`; a random `image * mask` against `image`
-  (GridMask) 0.60 ms against 3.18 ms; a random sign on a scalar, 25.0 against 23.6 us per element
-  of the pipeline (noise);
+  2-core CPU (1 thread, `benchmarks/tfp202_scalar_cond.py`), per 512x512x3 image:
+  `tf.cond(reduce_max(image) > 1, minimum(image, 1), abs(image))` 0.47 ms against 3.06 ms with
+  `tf.where`; a random `image * mask` against `image` (GridMask) 0.60 ms against 3.18 ms; a random
+  sign on a scalar, 25.0 against 23.6 us per element of the pipeline (noise);
 - a branch that calls a model or layer, has side effects (`assign`, `tf.print`, summaries,
   `py_function`), can raise (`tf.debugging.assert_*`), is expensive (matmul, convolution) or
   calls anything not known to be element-wise;
@@ -60,7 +60,8 @@ Not reported:
     why_bad = """
 `tf.cond` is control flow: the predicate has to be computed before either branch can start, and
 on a GPU the runtime waits for it on the host before launching the chosen branch, leaving a gap
-between kernels. Inside `tf.map_fn` that cost is paid for every element of the tensor, and it prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
+between kernels. Inside `tf.map_fn` that cost is paid for every element of the tensor, and it
+prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
 cheap expressions and selects element-wise, with no control flow, and once the branch is gone the
 whole `map_fn` can usually become one `tf.where` over the tensor. Measured on a 2-core CPU, the
 fix alone (`tf.where` inside the same `map_fn`) gained 1.0-1.3x (`tflint-perf bench TFP202`); replacing
