@@ -6,11 +6,13 @@ cheap, side-effect-free, element-wise expression of known shape: any call that i
 allow-list (a model, a layer, ``matmul``, ``assign``, ``tf.print``, ``py_function``,
 ``tf.debugging.assert_*``), slicing, tuples, and ops that can make NaN or infinity (division by a
 tensor, ``log``, ``sqrt``, ``exp``, ``pow``), around which a condition is usually a guard.
-``about_shapes_or_nan`` spots predicates about shapes and sizes, or NaN / infinity tests.
+``about_shapes_or_nan`` spots predicates about shapes and sizes, or NaN / infinity tests;
+``about_step_counter`` spots predicates on a training-step counter (``global_step < warmup_steps``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, List, Optional
 
 import libcst as cst
@@ -120,5 +122,29 @@ def about_shapes_or_nan(model: ModuleModel, pred: cst.BaseExpression) -> bool:
                 return True
         if isinstance(current, cst.Attribute) and current.attr.value in _SHAPE_ATTRIBUTES:
             return True
+        stack.extend(current.children)
+    return False
+
+
+# The last part of a name that counts training steps: global_step, step, optimizer.iterations, epoch.
+_STEP_COUNTER = re.compile(r"(?:^|_)(?:step|steps|iteration|iterations|epoch|epochs)$", re.IGNORECASE)
+
+
+def about_step_counter(pred: cst.BaseExpression) -> bool:
+    """The predicate reads a training-step counter (``global_step < warmup_steps``,
+    ``optimizer.iterations > 100``): it is known when the step starts, as in learning-rate schedules."""
+    stack: List[cst.CSTNode] = [pred]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            stack.extend(arg.value for arg in current.args)  # not the callee's own name (tf.math.less)
+            continue
+        if isinstance(current, cst.Name) and _STEP_COUNTER.search(current.value):
+            return True
+        if isinstance(current, cst.Attribute):
+            if _STEP_COUNTER.search(current.attr.value):
+                return True
+            stack.append(current.value)
+            continue
         stack.extend(current.children)
     return False
