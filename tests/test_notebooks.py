@@ -231,22 +231,32 @@ def test_directories_include_notebooks_but_not_checkpoints(notebooks):
     checkpoints.mkdir()
     shutil.copy(notebooks / "tf2_training.ipynb", checkpoints / "tf2_training-checkpoint.ipynb")
     names = {name for name, *_ in findings(".", cwd=notebooks)}
-    assert names == {"tf2_training.ipynb", "tf1_session.ipynb", "colab_style.ipynb"}
+    assert names == {"tf2_training.ipynb", "tf1_session.ipynb", "colab_style.ipynb", "ipython_cells.ipynb",
+                     "python2_cell.ipynb", "broken.ipynb"}
 
 
-def test_invalid_json_is_a_clear_error_and_the_file_is_untouched(notebooks):
+def test_invalid_json_is_a_finding_and_the_file_is_untouched(notebooks):
     before = (notebooks / "broken.ipynb").read_bytes()
     result = run_cli("check", "--fix", "broken.ipynb", "tf2_training.ipynb", cwd=notebooks)
     assert result.returncode == 1
-    assert "broken.ipynb: error: not a valid notebook: invalid JSON at line 13, column 1" in result.stderr
+    assert "broken.ipynb:13:1: TFP001 not a valid notebook: invalid JSON: Expecting value" in result.stdout
     assert (notebooks / "broken.ipynb").read_bytes() == before
-    assert "Found 2 errors (2 fixed, 0 remaining)." in result.stdout  # the other notebook was still fixed
+    assert "Found 3 errors (2 fixed, 1 remaining)." in result.stdout  # the other notebook was still fixed
 
 
-def test_a_cell_that_is_not_python_3_is_named(notebooks):
+def test_invalid_json_is_reported_even_without_tensorflow(tmp_path):
+    (tmp_path / "plots.ipynb").write_text('{"cells": [{"cell_type": "code", "source": ["import matplotlib"]}\n',
+                                          encoding="utf-8")
+    result = run_cli("check", "plots.ipynb", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == "plots.ipynb:2:1: TFP001 not a valid notebook: invalid JSON: Expecting ',' delimiter\nFound 1 error.\n"
+
+
+def test_a_cell_that_is_not_python_3_is_named_and_the_others_still_checked(notebooks):
     result = run_cli("check", "python2_cell.ipynb", cwd=notebooks)
     assert result.returncode == 1
-    assert "python2_cell.ipynb: error: cell 3: syntax error at line 2" in result.stderr
+    assert result.stdout.startswith("python2_cell.ipynb:cell 3:2:5: TFP002 SyntaxError: Missing parentheses in call "
+                                    "to 'print'.")
 
 
 @pytest.mark.parametrize(
@@ -260,7 +270,7 @@ def test_a_cell_that_is_not_python_3_is_named(notebooks):
 def test_notebooks_without_a_usable_shape_are_errors(tmp_path, document, message):
     (tmp_path / "odd.ipynb").write_text(json.dumps(document), encoding="utf-8")
     result = run_cli("check", "--fix", "odd.ipynb", cwd=tmp_path)
-    assert result.returncode == 1 and message in result.stderr
+    assert result.returncode == 1 and result.stdout.startswith("odd.ipynb:1:1: TFP001 ") and message in result.stdout
 
 
 def test_a_notebook_in_another_language_is_skipped(tmp_path):
