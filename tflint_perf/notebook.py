@@ -47,11 +47,11 @@ _AUTOMAGICS = frozenset("""
     store sx system tb tensorboard tensorflow_version time timeit unalias unload_ext uv who who_ls
     whos xdel xmode
 """.split())
-# `name rest` is an automagic when the rest cannot continue a Python statement that starts with
-# the name: `pip install x`, `cd ..`, `ls -la` are magics; `pip = 3`, `ls(x)`, `time.sleep(1)`,
-# `env[k]`, `time: int`, `cd if x else y` are Python.
+# `name rest` is an automagic when the rest does not read as the rest of a Python statement that
+# starts with the name: `pip install x`, `cd ..`, `cd /content`, `ls -la`, `ls *.py` are magics;
+# `pip = 3`, `ls(x)`, `time.sleep(1)`, `env[k]`, `time: int`, `cd if x else y`, `x / 2` are Python.
 _AUTOMAGIC = re.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*)[ \t]+(?P<rest>[^ \t\r\n].*)")
-_PYTHON_AFTER_NAME = re.compile(r"[=!()<>,+*/%^&|:;\[@]|(?:and|or|in|is|not|if|else|for)\b")
+_PYTHON_AFTER_NAME = re.compile(r"[=!()<>,+%^&|:;\[@]|[*/][\s=*/]|(?:and|or|in|is|not|if|else|for)\b")
 _ESCAPED = re.compile(r"[ \t]*(?:[%!?]|[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*[%!])")
 _HELP = re.compile(r"[ \t]*[\w.*\[\]]+\?{1,2}[ \t]*$")
 _INDENT = re.compile(r"[ \t]*")
