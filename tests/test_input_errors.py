@@ -125,6 +125,8 @@ def test_errors_are_selected_and_ignored_like_any_code(project):
     ignored = check(project, "--ignore", "TFP0")
     assert ignored.returncode == 1 and "TFP00" not in ignored.stdout  # bad.py still has its finding
     assert "nowhere.py: error: no such file or directory" in ignored.stderr  # a missing path is never silent
+    alone = run_cli("check", "--no-cache", "--ignore", "TFP001", "nowhere.py", "good.py", cwd=project)
+    assert alone.returncode == 1 and "All checks passed!" not in alone.stdout
     only_errors = run_cli("check", "--no-cache", "--select", "TFP002", "syntax.py", "bad.py", cwd=project)
     assert only_errors.stdout.splitlines()[0].startswith("syntax.py:3:1: TFP002")
     assert "TFP101" not in only_errors.stdout and only_errors.returncode == 1

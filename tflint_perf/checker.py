@@ -230,7 +230,8 @@ def _without_broken_cells(result: FileResult, notebook: Notebook, settings: Sett
     try:
         return _run(result, notebook.module, settings, codes, mode)
     except ParseError as problem:  # the cells parse one by one but not together, or the whole is too large
-        target = notebook.rows(notebook.module)[problem.row] if problem.row is not None else None
+        rows = notebook.rows(notebook.module)
+        target = rows[problem.row] if problem.row is not None and 0 < problem.row < len(rows) else None
         if target is None:
             _report(result, codes, SYNTAX_ERROR, _syntax_message(problem))
         else:

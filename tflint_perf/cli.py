@@ -345,7 +345,8 @@ def report(run: Run) -> int:
             if fmt in HUMAN and not args.quiet:
                 summary_out = sys.stderr if run.stdout_source is not None else out
                 for line in summary_lines(diagnostics, len(fixed), run.unsafe, args.fix):
-                    summary_out.write(line + "\n")
+                    if not (file_errors and line == "All checks passed!"):  # an error was reported on stderr
+                        summary_out.write(line + "\n")
         if run.stdout_source is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.stdout_source)
