@@ -47,7 +47,6 @@ class FileResult:
     text: Optional[str] = None  # the checked text, for snippets in the output
     fixed_text: Optional[str] = None  # set when fixes changed the text
 
-
     @property
     def input_errors(self) -> List[Diagnostic]:
         """The findings that say the file (or a notebook cell) could not be read or parsed."""
@@ -186,15 +185,13 @@ def _process_notebook(result: FileResult, text: str, settings: Settings, codes: 
         if explicit:
             result.notes.append(f"a {notebook.language} notebook, not Python: nothing to check")
         return result
-    errors: List[Diagnostic] = []
     try:
         outcome = _run(result, notebook.module, settings, codes, mode)
     except ParseError:
         outcome = _without_broken_cells(result, notebook, settings, codes, mode)
-    errors, result.diagnostics = result.diagnostics, []
     if outcome is None:
-        result.diagnostics = errors
         return result
+    errors = result.diagnostics  # the cells that do not parse
     result.diagnostics = sorted(errors + notebook.in_cells(outcome.remaining, outcome.text), key=_position)
     result.fixed = notebook.in_cells(outcome.fixed, notebook.module)
     if outcome.text != notebook.module:
