@@ -23,7 +23,7 @@ from tflint_perf.config import (
 )
 from tflint_perf.cache import Cache, CacheError, clean, env_flag
 from tflint_perf.cache import resolve_directory as resolve_cache_directory
-from tflint_perf.checker import FileResult, Mode, process_bytes
+from tflint_perf.checker import FileResult, Mode, process_bytes, unreadable
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import is_excluded, iter_source_files
 from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, statistics, summary_lines
@@ -243,8 +243,9 @@ def run_check(args: argparse.Namespace) -> int:
     for raw, path, explicit in gathered:  # results in the order the files were gathered, whatever --jobs
         if raw == "-":
             check_stdin(run)
-        elif path is None:
-            run.missing.append(raw)
+        elif path is None:  # like ruff: a TFP001 finding (a line on stderr when TFP001 is not selected)
+            missing = unreadable(raw, Path(raw), settings, "no such file or directory")
+            run.results.append(missing) if missing.diagnostics else run.missing.append(raw)
         else:
             run.results.append(next(checked))
     return report(run)
@@ -291,7 +292,7 @@ def check_stdin(run: Run) -> None:
             except SourceError as problem:
                 result.errors.append(str(problem))
                 result.diagnostics = sorted(result.diagnostics + result.fixed,
-                                            key=lambda d: (d.location.row, d.location.column))
+                                            key=lambda d: (d.cell or 0, d.location.row, d.location.column))
                 result.fixed = []
 
 
@@ -321,7 +322,8 @@ def report(run: Run) -> int:
     else:
         out = sys.stdout
     try:
-        diagnostics = sorted(all_diagnostics, key=lambda d: (d.filename, d.location.row, d.location.column, d.code))
+        diagnostics = sorted(all_diagnostics,
+                             key=lambda d: (d.filename, d.cell or 0, d.location.row, d.location.column, d.code))
         if args.diff:
             for diff in diffs:
                 sys.stdout.write(diff)
@@ -343,7 +345,8 @@ def report(run: Run) -> int:
             if fmt in HUMAN and not args.quiet:
                 summary_out = sys.stderr if run.stdout_source is not None else out
                 for line in summary_lines(diagnostics, len(fixed), run.unsafe, args.fix):
-                    summary_out.write(line + "\n")
+                    if not (file_errors and line == "All checks passed!"):  # an error was reported on stderr
+                        summary_out.write(line + "\n")
         if run.stdout_source is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.stdout_source)

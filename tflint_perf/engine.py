@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import warnings
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Set, Type
+from typing import Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -23,7 +23,18 @@ from tflint_perf.source import LineIndex, newline_of
 
 
 class ParseError(Exception):
-    """The text is not Python that LibCST can parse; the message says where."""
+    """The text is not Python that LibCST can parse; the message says where.
+
+    ``reason`` is the message without the place; ``row`` and ``column`` (1-based) are where Python
+    puts a syntax error, None for a text that is beyond what is analysed (too large, too deep).
+    """
+
+    def __init__(self, reason: str, row: Optional[int] = None, column: Optional[int] = None) -> None:
+        self.reason = reason
+        self.row = row
+        self.column = column
+        place = f"syntax error at line {row}, column {column}: " if row is not None else ""
+        super().__init__(place + reason)
 
 
 class InternalError(Exception):
@@ -43,11 +54,11 @@ def _parse(text: str) -> cst.Module:
         raise ParseError(str(error)) from None
     if "\0" in text:  # Python refuses such a file; LibCST accepts one in a string or a comment
         row, column = LineIndex(text).position(text.index("\0"))
-        raise ParseError(f"syntax error at line {row}, column {column + 1}: source code cannot contain null bytes")
+        raise ParseError("source code cannot contain null bytes", row, column + 1)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        raise ParseError(_describe_syntax_error(text, error)) from None
+        raise ParseError(*_describe_syntax_error(text, error)) from None
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
@@ -59,7 +70,7 @@ def _parse(text: str) -> cst.Module:
 parse_in_thread = _parse
 
 
-def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
+def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> Tuple[str, int, int]:
     """Python's own message and position where its parser rejects the text too: LibCST puts every
     tokenizer error at line 1, column 1, and lists expected tokens where Python says what is wrong."""
     line, column = error.raw_line, error.raw_column + 1
@@ -73,7 +84,7 @@ def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
                 line, column, message = python_error.lineno, python_error.offset or 1, python_error.msg
         except (ValueError, MemoryError, RecursionError):
             pass
-    return f"syntax error at line {line}, column {column}: {message}"
+    return message, line, column
 
 
 def check_text(
@@ -100,7 +111,8 @@ def check_text(
     """
     if not may_have_findings(text):
         return []
-    enabled = [rule for rule in (rules or all_rules()) if codes is None or rule.code in codes]
+    enabled = [rule for rule in (rules or all_rules())
+               if (codes is None or rule.code in codes) and not rule.input_error]
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.

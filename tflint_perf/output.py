@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, TextIO
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
-from tflint_perf.diagnostics import Diagnostic, Fix, Location
+from tflint_perf.diagnostics import INPUT_ERROR_CODES, Diagnostic, Fix, Location
 from tflint_perf.rules import all_rules, rules_by_code
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
@@ -99,19 +99,31 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _in_file(d: Diagnostic) -> Tuple[Location, Location]:
+    """Where a finding is in the file itself: for a notebook cell, the line of the .ipynb that holds it."""
+    if d.file_location is not None:
+        return d.file_location, d.file_end_location or d.file_location
+    return d.location, d.end_location
+
+
+def _level(d: Diagnostic) -> str:
+    return "error" if d.code in INPUT_ERROR_CODES else "warning"
+
+
 def github(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
+        start, end = _in_file(d)
         properties = ",".join(
             [
                 f"title={_escape_property(f'tflint-perf ({d.code})')}",
                 f"file={_escape_property(d.filename)}",
-                f"line={d.location.row}",
-                f"col={d.location.column}",
-                f"endLine={d.end_location.row}",
-                f"endColumn={d.end_location.column}",
+                f"line={start.row}",
+                f"col={start.column}",
+                f"endLine={end.row}",
+                f"endColumn={end.column}",
             ]
         )
-        out.write(f"::warning {properties}::{_escape_data(f'{_position(d)}: {d.code} {d.message}')}\n")
+        out.write(f"::{_level(d)} {properties}::{_escape_data(f'{_position(d)}: {d.code} {d.message}')}\n")
 
 
 def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
@@ -124,28 +136,31 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
         if 0 < d.location.row <= len(lines):
             line_text = lines[d.location.row - 1].strip()
         fingerprint = hashlib.sha256(f"{d.code}:{line_text}".encode("utf-8")).hexdigest()[:16]
-        results.append(
-            {
-                "ruleId": d.code,
-                "ruleIndex": index.get(d.code, 0),
-                "level": "warning",
-                "message": {"text": d.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": d.filename.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
-                            "region": {
-                                "startLine": d.location.row,
-                                "startColumn": d.location.column,
-                                "endLine": d.end_location.row,
-                                "endColumn": d.end_location.column,
-                            },
-                        }
+        start, end = _in_file(d)
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index.get(d.code, 0),
+            "level": _level(d),
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.filename.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                        "region": {
+                            "startLine": start.row,
+                            "startColumn": start.column,
+                            "endLine": end.row,
+                            "endColumn": end.column,
+                        },
                     }
-                ],
-                "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
-            }
-        )
+                }
+            ],
+            "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
+        }
+        if d.cell is not None:  # the position the other formats give: rows and columns in the cell
+            result["properties"] = {"cell": d.cell, "cellLocation": _loc(d.location),
+                                    "cellEndLocation": _loc(d.end_location)}
+        results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -164,8 +179,9 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
                                 "fullDescription": {"text": " ".join(rule.what_it_does.split())[:1024]},
                                 "help": {"text": rule.summary, "markdown": rule.docs_markdown()},
                                 "helpUri": DOCS_URL.format(code=rule.code),
-                                "defaultConfiguration": {"level": "warning"},
-                                "properties": {"tags": ["performance", "tensorflow"], "precision": "high"},
+                                "defaultConfiguration": {"level": "error" if rule.input_error else "warning"},
+                                "properties": {"tags": ["tensorflow"] if rule.input_error else ["performance", "tensorflow"],
+                                               "precision": "high"},
                             }
                             for rule in rules
                         ],

@@ -62,6 +62,9 @@ class Rule:
     # What the code a finding is about must be for (analysis/purpose.py): training by default, where
     # speed matters; a rule that also fires on evaluation or inference says so in its message.
     purposes: ClassVar[FrozenSet[Purpose]] = frozenset({Purpose.TRAINING})
+    # A file that cannot be read or parsed (TFP001, TFP002): reported by the checker, not by a check
+    # on a tree; its examples are whole files, run through ``checker.process_bytes``.
+    input_error: ClassVar[bool] = False
 
     # Documentation, in Markdown, one field per section.
     what_it_does: ClassVar[str]
@@ -76,6 +79,8 @@ class Rule:
     invalid: ClassVar[Sequence[Invalid]] = ()
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
+        if self.input_error:
+            return ()
         raise NotImplementedError
 
     def finding(
