@@ -15,6 +15,7 @@ from tflint_perf import __version__
 from tflint_perf.config import (
     ConfigError,
     Settings,
+    did_you_mean,
     find_config,
     load_config,
     parse_version,
@@ -134,7 +135,7 @@ def run_rule(args: argparse.Namespace) -> int:
         try:
             rules = [find_rule(args.code)]
         except KeyError:
-            print(f"tflint-perf: error: unknown rule `{args.code}`", file=sys.stderr)
+            print(f"tflint-perf: error: unknown rule `{args.code}`{did_you_mean(args.code)}", file=sys.stderr)
             return 2
     else:
         print("tflint-perf: error: give a rule code (e.g. TFP101) or --all", file=sys.stderr)

@@ -201,7 +201,10 @@ def statistics(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool) -> 
 
 
 def plural(count: int, word: str = "error") -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    """``1 error``, ``2 errors``, ``2 unsafe fixes``."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}{'es' if word.endswith(('x', 's', 'sh', 'ch')) else 's'}"
 
 
 def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing: bool) -> List[str]:
