@@ -29,6 +29,7 @@ from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import is_excluded, iter_source_files
 from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, set_colour, summary_lines
 from tflint_perf.rules import all_rules, find_rule
+from tflint_perf.rules.base import options_of
 from tflint_perf.source import SourceError, SourceFile
 from tflint_perf.runner import Job, check_files, default_jobs
 from tflint_perf import verbs
@@ -290,8 +291,14 @@ def show_settings(settings: Settings, paths: Sequence[str]) -> int:
     print(f"selected rules: {', '.join(sorted(settings.selected_codes()))}")
     if settings.per_file_ignores:
         print(f"per-file-ignores: {dict(settings.per_file_ignores)}")
-    for key, value in sorted(settings.options.items()):
-        print(f"option {key}: {value!r}")
+    print(f"unsafe-fixes: {str(settings.unsafe_fixes).lower()}")
+    print(f"respect-gitignore: {str(settings.respect_gitignore).lower()}")
+    print(f"exclude: {', '.join(settings.exclude)}")
+    if settings.extend_exclude:
+        print(f"extend-exclude: {', '.join(settings.extend_exclude)}")
+    for key, option in sorted(options_of(all_rules()).items()):  # every rule option, set or not
+        where = "configured" if key in settings.options else "default"
+        print(f"option {key}: {settings.option(key)!r} ({where})")
     for raw in paths:
         resolved = with_project_version(settings, Path(raw).resolve())
         version = resolved.target_version
