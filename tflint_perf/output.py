@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, TextIO
 
 from tflint_perf import __version__
 from tflint_perf.diagnostics import Diagnostic, Fix, Location
-from tflint_perf.rules import all_rules, rules_by_code
+from tflint_perf.rules import all_rules
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"

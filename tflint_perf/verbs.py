@@ -12,7 +12,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Set, TextIO, Tuple
+from typing import Callable, Dict, Optional, Sequence, Set, TextIO, Tuple
 
 from tflint_perf.config import Settings, with_project_version
 from tflint_perf.diagnostics import Diagnostic
