@@ -361,3 +361,27 @@ def test_watch_without_watchfiles_says_how_to_install_it(project):
     assert result.returncode == 2
     assert "--watch needs the watchfiles package: pip install 'tflint-perf[watch]'" in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+# -- options documented where they are set -----------------------------------------------------------
+def test_rule_pages_show_their_options_as_the_toml_users_write():
+    tfp101 = run_cli("rule", "TFP101").stdout
+    assert '## Options' in tfp101
+    assert '```toml\n[tool.tflint-perf]\ntarget-version = "2.15"\n```' in tfp101
+    assert "- Type: string" in tfp101 and "- Command line: `--target-version 2.15`" in tfp101
+    assert "From TensorFlow 2.12" in tfp101
+    tfp301 = run_cli("rule", "TFP301").stdout
+    assert "```toml\n[tool.tflint-perf]\nmin-width = 64\n```\n\n- Type: integer\n- Default: `64`" in tfp301
+    assert "alignment = 8" in tfp301
+
+
+def test_every_rule_that_reads_the_target_version_declares_it():
+    import inspect
+
+    from tflint_perf.rules import all_rules
+
+    for rule in all_rules():
+        source = inspect.getsource(inspect.getmodule(rule))
+        reads = "target_version" in source or "autotune(" in source  # fixes.autotune reads it
+        declared = "target-version" in {option.key for option in rule.options}
+        assert reads == declared, rule.code
