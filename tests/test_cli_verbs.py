@@ -385,3 +385,12 @@ def test_every_rule_that_reads_the_target_version_declares_it():
         reads = "target_version" in source or "autotune(" in source  # fixes.autotune reads it
         declared = "target-version" in {option.key for option in rule.options}
         assert reads == declared, rule.code
+
+
+def test_rule_json_lists_the_options():
+    (tfp302,) = [rule for rule in json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)
+                 if rule["code"] == "TFP302"]
+    assert [(o["key"], o["type"], o["default"]) for o in tfp302["options"]] == [
+        ("alignment", "integer", 0), ("min-width", "integer", 64)
+    ]
+    assert json.loads(run_cli("rule", "TFP101", "--output-format", "json").stdout)["options"][0]["key"] == "target-version"

@@ -175,6 +175,8 @@ def run_rule(args: argparse.Namespace) -> int:
                 "summary": r.summary,
                 "fix": r.fix_availability,
                 "default_enabled": r.default_enabled,
+                "options": [{"key": o.key, "type": o.toml_type_name(), "default": o.default, "help": o.help}
+                            for o in r.options],
                 "explanation": r.docs_markdown(),
             }
             for r in rules
