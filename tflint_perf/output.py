@@ -15,6 +15,21 @@ FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"
 
 
+# ANSI styles for the human formats, as ruff colours them; off unless the CLI turns them on
+# (a terminal, or FORCE_COLOR; never with NO_COLOR: verbs.colour_enabled).
+_STYLES = {"path": "\033[1m", "code": "\033[1;31m", "fix": "\033[36m"}
+_colour = False
+
+
+def set_colour(enabled: bool) -> None:
+    global _colour
+    _colour = enabled
+
+
+def paint(text: str, style: str) -> str:
+    return f"{_STYLES[style]}{text}\033[0m" if _colour else text
+
+
 def _position(d: Diagnostic) -> str:
     cell = f"cell {d.cell}:" if d.cell is not None else ""
     return f"{d.filename}:{cell}{d.location.row}:{d.location.column}"
@@ -22,17 +37,17 @@ def _position(d: Diagnostic) -> str:
 
 def _marker(d: Diagnostic, unsafe: bool) -> str:
     fixable = d.fix is not None and (d.fix.applicability == "safe" or unsafe)
-    return "[*] " if fixable else ""
+    return paint("[*]", "fix") + " " if fixable else ""
 
 
 def concise(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
-        out.write(f"{_position(d)}: {d.code} {_marker(d, unsafe)}{d.message}\n")
+        out.write(f"{paint(_position(d), 'path')}: {paint(d.code, 'code')} {_marker(d, unsafe)}{d.message}\n")
 
 
 def full(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
-        out.write(f"{d.code} {_marker(d, unsafe)}{d.message}\n")
+        out.write(f"{paint(d.code, 'code')} {_marker(d, unsafe)}{d.message}\n")
         out.write(f"  --> {_position(d)}\n")
         lines = sources.get(d.filename, "").splitlines()
         if 0 < d.location.row <= len(lines):
@@ -207,17 +222,11 @@ WRITERS = {
 HUMAN = ("concise", "full")
 
 
-def statistics(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool) -> None:
-    counts = Counter(d.code for d in diagnostics)
-    fixable = Counter(d.code for d in diagnostics if d.fix is not None and (d.fix.applicability == "safe" or unsafe))
-    names = {code: rule.name for code, rule in rules_by_code().items()}
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        mark = "[*]" if fixable[code] == count else "[-]" if fixable[code] else "   "
-        out.write(f"{count:>5}\t{code}\t{mark} {names.get(code, '')}\n")
-
-
 def plural(count: int, word: str = "error") -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    """``1 error``, ``2 errors``, ``2 unsafe fixes``."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}{'es' if word.endswith(('x', 's', 'sh', 'ch')) else 's'}"
 
 
 def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing: bool) -> List[str]:
@@ -226,7 +235,9 @@ def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing:
     total = len(remaining) + fixed
     if total == 0:
         return ["All checks passed!"]
-    lines = [f"Found {plural(total)} ({fixed} fixed, {len(remaining)} remaining)." if fixing else f"Found {plural(total)}."]
+    # As ruff: "(X fixed, Y remaining)" only when something was fixed; a --fix that fixed nothing
+    # says what a check says.
+    lines = [f"Found {plural(total)} ({fixed} fixed, {len(remaining)} remaining)." if fixed else f"Found {plural(total)}."]
     available = safe_fixable + (unsafe_fixable if unsafe else 0)
     if available and not fixing:
         hint = f"[*] {available} fixable with --fix"
