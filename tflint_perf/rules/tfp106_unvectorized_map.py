@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Tuple
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.elementwise import EXACT, per_batch
-from tflint_perf.analysis.pipeline_values import maximal
+from tflint_perf.analysis.pipeline_values import Op, maximal
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.chain_edits import move_before
@@ -15,6 +15,9 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_metho
 
 _TF = "import tensorflow as tf\n\n"
 _BATCHES = frozenset({"batch", "padded_batch"})
+# Ops an element-wise, deterministic map commutes with: they reorder, repeat or drop elements
+# without looking at them. `cache` is not among them: a map before it runs only in the first epoch.
+_VALUE_BLIND = frozenset({"shuffle", "repeat", "take", "skip", "shard", "prefetch", "with_options"})
 
 
 class UnvectorizedMap(Rule):
@@ -24,7 +27,8 @@ class UnvectorizedMap(Rule):
     fix_availability = "sometimes"
 
     what_it_does = """
-Checks for `Dataset.map(f)` immediately followed by `batch(...)` or `padded_batch(...)` where `f`
+Checks for `Dataset.map(f)` followed by `batch(...)` or `padded_batch(...)`, directly or across ops
+that do not look at values (`shuffle`, `repeat`, `take`, `skip`, `shard`, `prefetch`), where `f`
 is element-wise over its inputs, so it could run once per batch after `batch`. Element-wise is
 decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
@@ -35,7 +39,8 @@ numeric constants.
 Not reported: functions that decode, resize, parse, slice, reshape, reduce or use random ops per
 element (none of them is on the allow-list), a function combining two inputs (`x * w`: once
 batched, their shapes may broadcast differently), a function that only passes its inputs on
-(nothing to vectorize), pipelines consumed only for evaluation or inspection, and test files.
+(nothing to vectorize), a `cache()` between the map and the batch (the map then runs in the first
+epoch only), pipelines consumed only for evaluation or inspection, and test files.
 """
     why_bad = """
 tf.data schedules a map function once per element; for a cheap element-wise function the
@@ -99,9 +104,13 @@ ops on different branches, comments between them).
         ),
         # Only picks inputs: nothing to vectorize.
         Valid(_TF + "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (b, a)).batch(32)\nmodel.fit(ds)\n"),
-        # Not followed by batch.
+        # Cached between: the map runs in the first epoch only.
         Valid(
-            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).shuffle(100).batch(32)\nmodel.fit(ds)\n"
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).cache().batch(32)\nmodel.fit(ds)\n"
+        ),
+        # A filter between: it looks at the values.
+        Valid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).filter(keep).batch(32)\nmodel.fit(ds)\n"
         ),
         # Evaluation only.
         Valid(_TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).batch(32)\nmodel.evaluate(ds)\n"),
@@ -128,6 +137,13 @@ ops on different branches, comments between them).
             "    ds = ds.batch(64, drop_remainder=True)\n    ds = ds.map(normalize, num_parallel_calls=tf.data.AUTOTUNE)\n"
             "    return ds.prefetch(1)\n",
         ),
+        # Across a shuffle: reported; moving the batch before the map would shuffle batches, so no fix.
+        Invalid(
+            "import tensorflow as tf\nimport tensorflow_datasets as tfds\n\ndef scale(image, label):\n    return tf.cast(image, tf.float32) / 255.0, label\n\n"
+            "mnist_train = tfds.load('mnist', split='train', as_supervised=True)\n"
+            "train = mnist_train.map(scale).shuffle(10_000).batch(64)\nmodel.fit(train, epochs=5)\n",
+            fixed=None,
+        ),
         # padded_batch: the function would also run on the padding. Reported, no fix.
         Invalid(
             _TF + "ds = tf.data.Dataset.from_generator(gen, output_types=tf.int32).map(lambda t: t + 1).padded_batch(32)\n"
@@ -153,10 +169,11 @@ ops on different branches, comments between them).
                 continue
             if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
                 continue
-            following = [state.ops_after(call)[:1] for state in maximal(states)]
-            if not following or any(not after or after[0].name not in _BATCHES for after in following):
+            following = [_next_batch(state.ops_after(call)) for state in maximal(states)]
+            if not following or any(after is None for after in following):
                 continue
             batches = {after[0].call for after in following}
+            adjacent = all(after[1] for after in following)
             function = argument(call, "map_func", 0)
             if function is None:
                 continue
@@ -169,13 +186,25 @@ ops on different branches, comments between them).
                 continue
             batch = next(iter(batches))
             name = following[0][0].name
+            between = "" if adjacent else " (the ops in between do not look at values)"
             message = (
-                f"`map` of an element-wise function just before `{name}` runs once per element; "
-                f"`{name}` first and map once per batch"
+                f"`map` of an element-wise function before `{name}` runs once per element; "
+                f"`{name}` first and map once per batch{between}"
             )
             fix = None
-            if len(batches) == 1 and name == "batch" and kind == EXACT:
+            if len(batches) == 1 and adjacent and name == "batch" and kind == EXACT:
                 edits = move_before(model, batch, call)
                 if edits is not None:
                     fix = FixPlan(SAFE, "Batch before the map", edits)
             yield self.finding(message, call_method_span(call), call, fix)
+
+
+def _next_batch(ops) -> Optional[Tuple[Op, bool]]:
+    """The batching op the elements reach next, crossing only value-blind ops, and whether it is
+    the very next op; None when another op comes first."""
+    for index, op in enumerate(ops):
+        if op.name in _BATCHES:
+            return op, index == 0
+        if op.name not in _VALUE_BLIND:
+            return None
+    return None
