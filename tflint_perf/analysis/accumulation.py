@@ -23,6 +23,7 @@ from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.module import CallSite, ModuleModel
 
 GROWING_CALLS = frozenset({"tf.concat", "tf.stack"})
+LOOP_OPTIONS = "tf.autograph.experimental.set_loop_options"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class GrowingTensor:
 
 def growing_tensors(model: ModuleModel) -> Iterator[GrowingTensor]:
     appends = {}
+    loop_options = {}  # `set_loop_options(shape_invariants=[(v, ...)])` names v without reading it
+    for site in model.calls:
+        if site.loops and model.call_name(site.node) == LOOP_OPTIONS:
+            loop_options.setdefault(site.loops[-1], []).append(site.node)
     for site in model.calls:
         func = site.node.func
         if site.loops and isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name):
@@ -57,7 +62,7 @@ def growing_tensors(model: ModuleModel) -> Iterator[GrowingTensor]:
             form = "list"
         else:
             continue
-        if _read_elsewhere(loop, found, allowed, site):
+        if _read_elsewhere(loop, found, allowed + loop_options.get(loop, []), site):
             continue
         yield GrowingTensor(site, found, loop, form)
 

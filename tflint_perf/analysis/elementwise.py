@@ -140,6 +140,11 @@ _APPROXIMATE = frozenset(
      "tf.nn.silu", "tf.nn.gelu", "tf.nn.selu", "tf.nn.swish"}
 )
 _VECTOR_OPERATORS = _SAFE_OPERATORS + (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+_AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power,
+}
 EXACT = "exact"
 APPROXIMATE = "approximate"
 
@@ -204,6 +209,10 @@ def _function_parts(model: ModuleModel, function):
             continue  # docstring
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             body.append((small.targets[0].target.value, small.value))
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and type(small.operator) in _AUGMENTED:
+            # `x /= 255` is `x = x / 255`
+            operator = _AUGMENTED[type(small.operator)]()
+            body.append((small.target.value, cst.BinaryOperation(small.target, operator, small.value)))
         elif isinstance(small, cst.Return) and small.value is not None and index == len(statements) - 1:
             body.append((None, small.value))
         else:

@@ -127,12 +127,12 @@ ops on different branches, comments between them).
         ),
         Invalid(
             _TF + "SCALE = 255.0\n\ndef normalize(image, label):\n    image = tf.cast(image, tf.float32)\n"
-            "    return image / SCALE, label\n\n"
+            "    image -= 0.5\n    return image / SCALE, label\n\n"
             "def make(x, y):\n    ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)\n"
             "    ds = ds.map(normalize, num_parallel_calls=tf.data.AUTOTUNE)\n    ds = ds.batch(64, drop_remainder=True)\n"
             "    return ds.prefetch(1)\n",
             fixed=_TF + "SCALE = 255.0\n\ndef normalize(image, label):\n    image = tf.cast(image, tf.float32)\n"
-            "    return image / SCALE, label\n\n"
+            "    image -= 0.5\n    return image / SCALE, label\n\n"
             "def make(x, y):\n    ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)\n"
             "    ds = ds.batch(64, drop_remainder=True)\n    ds = ds.map(normalize, num_parallel_calls=tf.data.AUTOTUNE)\n"
             "    return ds.prefetch(1)\n",

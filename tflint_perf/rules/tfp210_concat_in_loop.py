@@ -54,6 +54,7 @@ import tensorflow as tf
 def cumulative(xs):
     out = tf.zeros([0])
     for i in tf.range(tf.shape(xs)[0]):
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(out, tf.TensorShape([None]))])
         out = tf.concat([out, [tf.reduce_sum(xs[: i + 1])]], axis=0)
     return out
 """
@@ -109,6 +110,7 @@ and concatenate once after the loop). The message says which applies.
     invalid = (
         Invalid(
             _TF + "@tf.function\ndef cumulative(xs):\n    out = tf.zeros([0])\n    for i in tf.range(tf.shape(xs)[0]):\n"
+            "        tf.autograph.experimental.set_loop_options(shape_invariants=[(out, tf.TensorShape([None]))])\n"
             "        out = tf.concat([out, [tf.reduce_sum(xs[: i + 1])]], axis=0)\n    return out\n"
         ),
         # Predictions accumulated batch by batch over a dataset, in eager code.
