@@ -68,7 +68,7 @@ def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[Functio
     structure = _structure(model, yielded, elements, used)
     if structure is None or not used:
         return None
-    shapes = _declared_shapes(call)
+    shapes = declared_shapes(call)
     if shapes == "dynamic":
         return None  # variable-length items: the reason to use a generator
     bindings = [model.scope_bindings(name, generator)[1] for name in used]
@@ -208,7 +208,7 @@ def _out_of_memory(model: ModuleModel, binding: Binding) -> bool:
     return name in _OUT_OF_MEMORY or (name == "numpy.load" and keyword_argument(value, "mmap_mode") is not None)
 
 
-def _declared_shapes(call: cst.Call) -> str:
+def declared_shapes(call: cst.Call) -> str:
     """"static" when every declared shape is fully known, "dynamic" when one has a ``None``
     (or ``-1``), "unknown" otherwise (no shapes declared, or shapes the analysis cannot read)."""
     declared = keyword_argument(call, "output_signature") or keyword_argument(call, "output_shapes")

@@ -5,8 +5,8 @@ Two sources are recognised, both only where the analysis sees them:
 - ``varying_batches``: a pipeline state whose batches differ in shape from batch to batch:
   ``padded_batch`` without fully static ``padded_shapes`` (each batch is padded to its own longest
   element) or ``bucket_by_sequence_length`` without ``pad_to_bucket_boundary=True``, followed only
-  by ops that keep shapes. Not when the elements are rows of in-memory arrays with no op in between
-  that could change their length (every batch then has the same shape, padded or not). A last
+  by ops that keep shapes. Not when the elements are rows of in-memory arrays, or come from a
+  generator declaring fully static shapes, with no op in between that could change their length (every batch then has the same shape, padded or not). A last
   partial batch is *not* a varying shape here: it costs at most one extra trace.
 - ``loop_sized``: an expression sized by a ``for n in range(...)`` variable of an enclosing loop:
   ``x[:n]``, ``x[n:]``, ``tf.zeros([n, d])``, ``np.random.rand(n)`` (directly, or through a name
@@ -22,6 +22,7 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal
+from tflint_perf.analysis.generators import declared_shapes
 from tflint_perf.analysis.module import CallSite, ModuleModel
 from tflint_perf.analysis.pipeline_values import State
 
@@ -89,7 +90,11 @@ def _fully_static(expr: cst.BaseExpression) -> bool:
 
 def _rectangular_rows(model: ModuleModel, state: State, index: int) -> bool:
     source = state.source.node
-    if not isinstance(source, cst.Call) or model.call_name(source) not in _IN_MEMORY:
+    if not isinstance(source, cst.Call):
+        return False
+    name = model.call_name(source)
+    static_generator = name == "tf.data.Dataset.from_generator" and declared_shapes(source) == "static"
+    if name not in _IN_MEMORY and not static_generator:
         return False
     return all(op.name in SHAPE_KEEPING for op in state.ops[:index])
 
