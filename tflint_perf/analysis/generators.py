@@ -195,9 +195,19 @@ def _binds_array(model: ModuleModel, binding: Binding) -> bool:
     if isinstance(value, cst.Call):
         name = model.call_name(value)
         if name is not None:
-            return name.startswith("numpy.") and name not in _OUT_OF_MEMORY
+            return name.startswith("numpy.") and name not in _OUT_OF_MEMORY and not _object_dtype(value)
         return isinstance(value.func, cst.Attribute) and value.func.attr.value in _ARRAY_METHODS
     return False
+
+
+def _object_dtype(call: cst.Call) -> bool:
+    """``np.array(sequences, dtype=object)``: ragged rows, not a rectangular array."""
+    dtype = keyword_argument(call, "dtype")
+    return dtype is not None and (
+        (isinstance(dtype.value, cst.Name) and dtype.value.value == "object")
+        or (isinstance(dtype.value, cst.Attribute) and dtype.value.attr.value in ("object_", "object"))
+        or (isinstance(dtype.value, cst.SimpleString) and "O" in dtype.value.value)
+    )
 
 
 def _out_of_memory(model: ModuleModel, binding: Binding) -> bool:

@@ -118,6 +118,11 @@ analysis cannot see sizes. Suppress the finding with `# noqa: TFP105` there.
             _TF + "def gen():\n    for a, b in zip(xs, ys):\n        yield a, b\n\n"
             "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int64))\nmodel.fit(ds.batch(32))\n"
         ),
+        # An object array holds ragged rows: from_tensor_slices cannot take it.
+        Valid(
+            _TF + "seqs = np.array(sequences, dtype=object)\n\ndef gen():\n    for s in seqs:\n        yield s\n\n"
+            "ds = tf.data.Dataset.from_generator(gen, output_types=tf.int32)\nmodel.fit(ds.padded_batch(32))\n"
+        ),
         # Memory-mapped on purpose.
         Valid(
             _TF + "x = np.load('x.npy', mmap_mode='r')\n\ndef gen():\n    for row in x:\n        yield row\n\n"

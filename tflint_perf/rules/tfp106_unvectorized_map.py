@@ -102,6 +102,11 @@ ops on different branches, comments between them).
             _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v[0] - tf.reduce_mean(v)).batch(32)\n"
             "model.fit(ds)\n"
         ),
+        # A reshape to a fixed per-element shape is not element-wise over a batch.
+        Valid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: tf.reshape(v, [28, 28, 1]) / 255.0).batch(32)\n"
+            "model.fit(ds)\n"
+        ),
         # Only picks inputs: nothing to vectorize.
         Valid(_TF + "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (b, a)).batch(32)\nmodel.fit(ds)\n"),
         # Cached between: the map runs in the first epoch only.

@@ -96,6 +96,11 @@ to you.
             "ds = tf.data.Dataset.from_generator(gen, output_types=tf.int32).padded_batch(32)\n"
             "for batch in ds:\n    step(batch)\n"
         ),
+        # The pre-2.9 spelling.
+        Valid(
+            _TF + "step = tf.function(lambda x: x * 2, experimental_relax_shapes=True)\n"
+            "for n in range(100, 200):\n    step(tf.zeros([n]))\n"
+        ),
         # Fixed padded shapes: every batch has the same shape.
         Valid(
             _TF + "@tf.function\ndef step(x):\n    return x * 2\n\n"
