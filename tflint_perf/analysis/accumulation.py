@@ -6,6 +6,8 @@
 - a list concatenated on every step: ``parts.append(x)`` and ``tf.concat(parts, 0)`` / ``tf.stack(parts)``
   in the same loop body.
 
+- a ``tf.while_loop`` body returning ``tf.concat([v, x])`` for its own loop variable ``v``.
+
 Either copies everything accumulated so far on every step. Not when the accumulated value is read
 elsewhere in the loop: then each step *needs* the grown tensor (a DenseNet block concatenating
 features as the next layer's input, an autoregressive decoder feeding its tokens back), and no
@@ -65,6 +67,56 @@ def growing_tensors(model: ModuleModel) -> Iterator[GrowingTensor]:
         if _read_elsewhere(loop, found, allowed + loop_options.get(loop, []), site):
             continue
         yield GrowingTensor(site, found, loop, form)
+    for site in model.calls:
+        if model.call_name(site.node) == "tf.while_loop":
+            yield from _while_loop_growth(model, site)
+
+
+def _while_loop_growth(model: ModuleModel, loop: CallSite) -> Iterator[GrowingTensor]:
+    """``tf.while_loop(cond, body, ...)`` whose body returns ``tf.concat([v, x])`` for its own ``v``."""
+    arg = argument(loop.node, "body", 1)
+    body = model.effects.resolve_callable(arg.value, loop.function) if arg is not None else None
+    if body is None:
+        return
+    if isinstance(body, cst.Lambda):
+        params = [p.name.value for p in body.params.params]
+        returned: Optional[cst.BaseExpression] = body.body
+        scope_node: cst.CSTNode = body.body
+    else:
+        params = [p.name.value for p in body.node.params.params]
+        if body.is_method:
+            params = params[1:]
+        returned = body.returns[0].node.value if len(body.returns) == 1 else None
+        scope_node = body.node.body
+    if returned is None:
+        return
+    items = [e.value for e in returned.elements] if isinstance(returned, (cst.Tuple, cst.List)) else [returned]
+    for index, item in enumerate(items[: len(params)]):
+        if not isinstance(item, cst.Call) or model.call_name(item) not in GROWING_CALLS:
+            continue
+        values = argument(item, "values", 0)
+        name = params[index]
+        if values is None or not isinstance(values.value, (cst.List, cst.Tuple)):
+            continue
+        direct = [e for e in values.value.elements if isinstance(e.value, cst.Name) and e.value.value == name]
+        if len(direct) != 1 or any(_mentions(e, name) for e in values.value.elements if e not in direct):
+            continue
+        site = model.site_of(item)
+        if site is None or _mentions_outside(scope_node, name, item):
+            continue
+        yield GrowingTensor(site, name, loop.node, "self")
+
+
+def _mentions_outside(node: cst.CSTNode, name: str, skip: cst.CSTNode) -> bool:
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if current is skip:
+            continue
+        if isinstance(current, cst.Name) and current.value == name:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _self_accumulation(site: CallSite, values: cst.BaseExpression) -> Optional[str]:

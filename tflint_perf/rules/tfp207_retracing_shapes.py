@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Tuple
+from typing import Iterable, Optional
 
 import libcst as cst
 
@@ -176,11 +176,12 @@ to you.
         if not functions:
             return
         hot = model.hot_paths
+        loops = {c.node: c for c in model.pipelines.consumptions if c.kind == "for"}
         for tf_function in functions:
             for site in tf_function.call_sites:
                 if not site.loops or hot.context_of_site(site) is not None:
                     continue  # not repeated, or traced as part of another graph
-                reason = self._varying_argument(context, site)
+                reason = self._varying_argument(context, site, loops)
                 if reason is None:
                     continue
                 message = (
@@ -190,10 +191,8 @@ to you.
                 yield self.finding(message, site.node, site.node, self._fix(context, tf_function))
                 break  # one finding per function
 
-    def _varying_argument(self, context: RuleContext, site: CallSite) -> Optional[str]:
+    def _varying_argument(self, context: RuleContext, site: CallSite, loops) -> Optional[str]:
         model = context.model
-        pipelines = model.pipelines
-        loops = {c.node: c for c in pipelines.consumptions if c.kind == "for"}
         for arg in site.node.args:
             if arg.star:
                 continue

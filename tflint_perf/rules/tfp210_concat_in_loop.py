@@ -29,6 +29,7 @@ Checks for a tensor grown on every step of a loop, `v = tf.concat([v, x], axis)`
 appended to and concatenated (`tf.concat(parts, 0)` / `tf.stack(parts)`) on every step, where the
 loop runs many times:
 
+- a `tf.while_loop` whose body returns `tf.concat([v, x])` for its own loop variable `v`;
 - in a `tf.function` (or another graph: a Keras `call`, a `Dataset.map` function), a `while`
   loop, a `for` over `tf.range(...)` or over `range(...)` of a tensor, or a Python `range` with a
   literal bound of 100 or more;
@@ -90,6 +91,12 @@ and concatenate once after the loop). The message says which applies.
             _TF + "@tf.function\ndef generate(tokens):\n    for _ in tf.range(64):\n        logits = model(tokens)\n"
             "        tokens = tf.concat([tokens, tf.argmax(logits[:, -1:], -1)], axis=1)\n    return tokens\n"
         ),
+        # A tf.while_loop body that reads what it grows (a decoder).
+        Valid(
+            _TF + "def body(i, tokens):\n    nxt = tf.argmax(model(tokens)[:, -1:], -1)\n"
+            "    return i + 1, tf.concat([tokens, nxt], 1)\n\n"
+            "_, out = tf.while_loop(lambda i, t: i < 32, body, (0, start))\n"
+        ),
         # A short Python loop, unrolled once.
         Valid(
             _TF + "@tf.function\ndef pyramid(x):\n    out = x\n    for scale in range(3):\n"
@@ -119,6 +126,12 @@ and concatenate once after the loop). The message says which applies.
             "for images, labels in ds:\n    logits = model(images, training=False)\n"
             "    preds = logits if preds is None else tf.concat([preds, logits], 0)\n"
         ),
+        # A tf.while_loop body growing its own loop variable.
+        Invalid(
+            _TF + "def body(i, out):\n    return i + 1, tf.concat([out, [tf.cast(i, tf.float32)]], 0)\n\n"
+            "_, result = tf.while_loop(lambda i, out: i < n, body, (0, tf.zeros([0])),\n"
+            "                          shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))\n"
+        ),
         # A list appended and stacked on every step.
         Invalid(
             _TF + "@tf.function\ndef rollout(state, n):\n    states = []\n    i = 0\n    while i < n:\n"
@@ -131,8 +144,10 @@ and concatenate once after the loop). The message says which applies.
         if is_test_file(context.filename):
             return
         model = context.model
-        candidates = [c for c in model.calls if model.call_name(c.node) in ("tf.concat", "tf.stack") and c.loops]
-        if not candidates:
+        names = [model.call_name(c.node) for c in model.calls]
+        if "tf.while_loop" not in names and not any(
+            name in ("tf.concat", "tf.stack") and site.loops for name, site in zip(names, model.calls)
+        ):
             return
         for growing in growing_tensors(model):
             where = self._where(context, growing)
@@ -154,6 +169,8 @@ and concatenate once after the loop). The message says which applies.
     def _where(self, context: RuleContext, growing: GrowingTensor) -> Optional[str]:
         model = context.model
         loop = growing.loop
+        if isinstance(loop, cst.Call):
+            return "graph"  # a tf.while_loop body
         hot = model.hot_paths.context_of_site(growing.site)
         if hot is not None:
             return "graph" if _many_steps_in_graph(model, loop) else None

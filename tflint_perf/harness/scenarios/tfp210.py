@@ -14,10 +14,11 @@ INPUTS = np.random.default_rng(0).normal(size=STEPS).astype(np.float32)
 
 @tf.function
 def accumulate(xs):
-    out = tf.zeros([0])
-    for i in tf.range(STEPS):
-        tf.autograph.experimental.set_loop_options(shape_invariants=[(out, tf.TensorShape([None]))])
-        out = tf.concat([out, [xs[i] * 2.0 + 1.0]], axis=0)
+    def body(i, out):
+        return i + 1, tf.concat([out, [xs[i] * 2.0 + 1.0]], axis=0)
+
+    _, out = tf.while_loop(lambda i, out: i < STEPS, body, (0, tf.zeros([0])),
+                           shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
     return out
 
 
@@ -28,15 +29,17 @@ def run():
 # The rule's documented "use instead": one TensorArray write per step, one stack at the end.
 AFTER = edit(
     BEFORE,
-    '''    out = tf.zeros([0])
-    for i in tf.range(STEPS):
-        tf.autograph.experimental.set_loop_options(shape_invariants=[(out, tf.TensorShape([None]))])
-        out = tf.concat([out, [xs[i] * 2.0 + 1.0]], axis=0)
+    '''    def body(i, out):
+        return i + 1, tf.concat([out, [xs[i] * 2.0 + 1.0]], axis=0)
+
+    _, out = tf.while_loop(lambda i, out: i < STEPS, body, (0, tf.zeros([0])),
+                           shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))
     return out
 ''',
-    '''    out = tf.TensorArray(tf.float32, size=STEPS)
-    for i in tf.range(STEPS):
-        out = out.write(i, xs[i] * 2.0 + 1.0)
+    '''    def body(i, out):
+        return i + 1, out.write(i, xs[i] * 2.0 + 1.0)
+
+    _, out = tf.while_loop(lambda i, out: i < STEPS, body, (0, tf.TensorArray(tf.float32, size=STEPS)))
     return out.stack()
 ''',
 )
@@ -45,7 +48,7 @@ SCENARIO = Scenario(
     code="TFP210",
     name="concat-in-loop",
     kind="program",
-    title="80,000 steps of a tf.range loop in a tf.function, one float appended per step",
+    title="80,000 steps of a tf.while_loop in a tf.function, one float appended per step",
     before=BEFORE,
     after=AFTER,
     fix_safety="none",
