@@ -29,6 +29,7 @@ from tflint_perf.harness.scenarios import all_scenarios, edit, scenarios_by_code
 from tflint_perf.rules import all_rules, rules_by_code
 
 CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP301", "TFP302"}
+CODES |= {"TFP105", "TFP106", "TFP207", "TFP210"}
 VERIFY_FIXTURE = FIXTURES / "pipelines_for_verify.py"
 INSTALL = "pip install 'tflint-perf[bench]'"
 
