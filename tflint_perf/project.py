@@ -35,7 +35,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tup
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
-MAX_MODULES = 256  # modules one session models
+MAX_MODULES = 512  # modules a run keeps modelled (least recently used forgotten first)
 MAX_IMPORTERS = 16  # importers of the checked module read for one question
 CYCLE_DEPTH = 3
 _SKIPPED_DIRECTORIES = frozenset(
@@ -66,10 +66,15 @@ def project_root(path: Path, fallback: Optional[Path] = None) -> Path:
     """The nearest ancestor of ``path`` that holds a project marker; ``fallback`` (or the file's own
     directory) when none does."""
     start = path if path.is_dir() else path.parent
-    for directory in (start, *start.parents):
-        if any((directory / marker).exists() for marker in ROOT_MARKERS):
-            return directory
-    return fallback if fallback is not None else start
+    found = _marked_ancestor(start)
+    return found if found is not None else (fallback if fallback is not None else start)
+
+
+@lru_cache(maxsize=4096)
+def _marked_ancestor(directory: Path) -> Optional[Path]:
+    if any(os.path.exists(os.path.join(directory, marker)) for marker in ROOT_MARKERS):
+        return directory
+    return None if directory.parent == directory else _marked_ancestor(directory.parent)
 
 
 def imports_in_text(text: str) -> List[ImportRef]:
@@ -111,6 +116,8 @@ class Project:
         self._scans: Dict[Path, Tuple[Tuple[int, int], List[ImportRef]]] = {}
         self._importers: Optional[Dict[Path, List[Path]]] = None
         self._pipeline_text: Dict[Path, bool] = {}
+        self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
+        self._reachable: Dict[Path, FrozenSet[Path]] = {}
 
     # -- files and edges ------------------------------------------------------------------------
     def files(self) -> List[Path]:
@@ -129,14 +136,15 @@ class Project:
         return self._files
 
     def imports_of(self, path: Path) -> List[ImportRef]:
+        """A file's imports, read once per run (a Project lives for one run; ``forget_projects`` between runs)."""
+        known = self._scans.get(path)
+        if known is not None:
+            return known[1]
         try:
             status = path.stat()
         except OSError:
             return []
         stamp = (status.st_mtime_ns, status.st_size)
-        known = self._scans.get(path)
-        if known is not None and known[0] == stamp:
-            return known[1]
         text = read_text(path)
         if path.suffix == ".ipynb":
             text = notebook_code(text)
@@ -146,13 +154,23 @@ class Project:
 
     def dependencies(self, path: Path) -> List[Path]:
         """The first-party modules ``path`` imports, directly."""
+        refs = self.imports_of(path)
+        known = self._dependencies.get(path)
+        if known is not None and known[0] is refs:
+            return known[1]
         found: Dict[Path, None] = {}
-        for ref in self.imports_of(path):
+        for ref in refs:
             for name in ref.names or ("",):
                 target = self.resolve(path, ref.module, ref.level, name or None)
                 if target is not None and target[0] != path:
                     found[target[0]] = None
-        return list(found)
+        self._dependencies[path] = (refs, list(found))
+        return self._dependencies[path][1]
+
+    def has_edges(self, path: Path) -> bool:
+        """The file imports a first-party module or is imported by one: worth reading as part of a project."""
+        path = _resolved(path)
+        return bool(self.dependencies(path) or self.importers_of(path))
 
     def importers_of(self, path: Path) -> List[Path]:
         """The project files that import ``path`` directly."""
@@ -162,7 +180,7 @@ class Project:
                 for target in self.dependencies(file):
                     importers.setdefault(target, []).append(file)
             self._importers = importers
-        return self._importers.get(path.resolve(), [])
+        return self._importers.get(_resolved(path), [])
 
     def mentions_pipelines(self, path: Path) -> bool:
         """A cheap test before modelling a module for its pipelines: does its text mention tf.data at all."""
@@ -174,7 +192,7 @@ class Project:
     def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:
         """The importers of ``path`` that take one of ``names`` from it, or the module itself (then its
         text must mention ``.name``)."""
-        path = path.resolve()
+        path = _resolved(path)
         found = []
         for importer in self.importers_of(path):
             text = None
@@ -192,28 +210,30 @@ class Project:
                         found.append(importer)
         return found
 
-    def reaches(self, start: Path, goal: Path, depth: int = 0) -> bool:
+    def reaches(self, start: Path, goal: Path) -> bool:
         """``start`` imports ``goal`` within CYCLE_DEPTH hops (text-level edges)."""
-        if depth >= CYCLE_DEPTH:
-            return False
-        for dependency in self.dependencies(start):
-            if dependency == goal or self.reaches(dependency, goal, depth + 1):
-                return True
-        return False
+        reachable = self._reachable.get(start)
+        if reachable is None:
+            seen: Set[Path] = set()
+            frontier = [start]
+            for _ in range(CYCLE_DEPTH):
+                frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in seen]
+                seen.update(frontier)
+            reachable = self._reachable[start] = frozenset(seen)
+        return goal in reachable
 
     def neighbourhood_digest(self, path: Path) -> str:
-        """A digest of the files whose content can change ``path``'s findings: the modules it imports
-        (two levels down) and the modules importing it, with the modules those import. Part of the
-        cache key, so changing a helper re-checks the modules that use it, and only those."""
-        path = path.resolve()
+        """A digest of the files whose content can change ``path``'s findings: the modules it imports,
+        two levels down (whose summaries it applies), and the modules importing it (whose loops, fits
+        and maps it is judged by). Part of the cache key, so changing a helper re-checks the modules
+        that use it, and only those."""
+        path = _resolved(path)
         around: Set[Path] = set()
         frontier = [path]
         for _ in range(2):
             frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in around]
             around.update(frontier)
-        for importer in self.importers_of(path):
-            around.add(importer)
-            around.update(self.dependencies(importer))
+        around.update(self.importers_of(path))
         around.discard(path)
         if not around:
             return ""
@@ -240,10 +260,15 @@ class Project:
         return (found, name) if found is not None else None
 
     def _module_file(self, importer: Path, module: str, level: int) -> Optional[Path]:
-        return _module_file(self.root, importer.resolve().parent, module, level)
+        return _module_file(self.root, _resolved(importer).parent, module, level)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
+def _resolved(path: Path) -> Path:
+    return path.resolve()
+
+
+@lru_cache(maxsize=65536)
 def _module_file(root: Path, directory: Path, module: str, level: int) -> Optional[Path]:
     if level:
         base = directory
@@ -257,7 +282,7 @@ def _module_file(root: Path, directory: Path, module: str, level: int) -> Option
         candidate = base / relative
         for file in (candidate.with_suffix(".py") if module else None, candidate / "__init__.py"):
             if file is not None and file.is_file():
-                resolved = file.resolve()
+                resolved = _resolved(file)
                 if resolved == root or root in resolved.parents:
                     return resolved
     return None
@@ -270,11 +295,22 @@ def read_text(path: Path) -> str:
         return ""
 
 
+_DIGESTS: Dict[Path, Tuple[Tuple[int, int], bytes]] = {}
+
+
 def _file_digest(path: Path) -> bytes:
+    """The file's content digest, read again only when its size or modification time changed."""
     try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+        status = path.stat()
+        stamp = (status.st_mtime_ns, status.st_size)
+        known = _DIGESTS.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
     except OSError:
         return b"missing"
+    _DIGESTS[path] = (stamp, digest)
+    return digest
 
 
 _PROJECTS: Dict[Path, Project] = {}
@@ -298,5 +334,8 @@ def forget_projects() -> None:
     from tflint_perf.analysis.crossmodule import forget_trees
 
     _PROJECTS.clear()
+    _DIGESTS.clear()
+    _marked_ancestor.cache_clear()
     _module_file.cache_clear()
+    _resolved.cache_clear()
     forget_trees()

@@ -174,6 +174,9 @@ def watch(args: argparse.Namespace, check: Callable[[argparse.Namespace], int]) 
     args.watch = False  # the checks below are plain checks
 
     def once() -> None:
+        from tflint_perf.project import forget_projects
+
+        forget_projects()  # files changed: the next check reads the project afresh
         check(args)
         sys.stdout.flush()
         print("Watching for file changes.", file=sys.stderr, flush=True)

@@ -67,6 +67,9 @@ class HotPaths:
         self._from_importers_done = model.session is None
         self._find_roots()
         self._reach(list(self._roots))
+        # What this module's own code makes hot, before anything its importers add: what another module reads.
+        self.own_hot: Dict[Callable, HotContext] = dict(self._hot)
+        self.own_python: Dict[FunctionInfo, HotContext] = dict(self._python)
 
     # -- queries --------------------------------------------------------------------------------
     def context_of(self, function: Optional[Callable]) -> Optional[HotContext]:
@@ -151,14 +154,12 @@ class HotPaths:
             theirs = session.analysis(importer, "hot_paths")
             if theirs is None:
                 continue
-            theirs._take_importers_roots()  # what reaches here through them from further up
             where = module_name(importer)
-            for function, context in list(theirs._hot.items()) + list(theirs._python.items()):
+            for function, context in list(theirs.own_hot.items()) + list(theirs.own_python.items()):
                 if not isinstance(function, FunctionInfo) or function.model is not self.model:
                     continue
-                here = context if "(in `" in context.description else replace(
-                    context, description=f"{context.description} (in `{where}`)")
-                if function in theirs._python:
+                here = replace(context, description=f"{context.description} (in `{where}`)")
+                if function in theirs.own_python:
                     self._python.setdefault(function, here)
                 elif function not in self._hot:
                     self._hot[function] = here
