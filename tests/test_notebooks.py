@@ -4,7 +4,8 @@ written back into the right cells with every other byte unchanged, and broken no
 The notebooks in tests/notebooks/ were written for these tests: a TF2 Keras notebook and a TF1
 session notebook in Jupyter's own layout (with magics, shell lines, outputs and markdown), a
 Colab-style one (ASCII escapes, two-space indentation, a source stored as one string, no final
-newline), one with a Python 2 cell and one that is not valid JSON.
+newline), one with a Python 2 cell, one that is not valid JSON, and one as people write them
+(automagics such as `pip install x`, an indented cell, a Python 2 cell, a `%%bash` cell, help).
 """
 
 from __future__ import annotations

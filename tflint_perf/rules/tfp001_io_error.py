@@ -22,7 +22,9 @@ The finding is at the place Python (or the JSON parser) gives: the line and colu
 byte that cannot be decoded, the line of the unknown encoding declaration, the line and column
 where the notebook's JSON breaks; line 1, column 1 for a file that cannot be read at all. Like
 any other code it can be ignored (`--ignore TFP001`, `per-file-ignores`) and counts in the summary
-and the exit code (1).
+and the exit code (1); a path named on the command line that does not exist is still an error
+(on stderr) when TFP001 is ignored. The flake8 plugin never reports TFP001: flake8 reports a file
+it cannot read as `E902` itself.
 """
     why_bad = """
 Nothing in such a file was checked. Reporting it as a finding (rather than a line on stderr)
