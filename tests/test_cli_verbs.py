@@ -397,3 +397,12 @@ def test_rule_json_lists_the_options():
         ("alignment", "integer", 0), ("min-width", "integer", 64)
     ]
     assert json.loads(run_cli("rule", "TFP101", "--output-format", "json").stdout)["options"][0]["key"] == "target-version"
+
+
+def test_add_noqa_after_a_backslash_continuation(tmp_path):
+    source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(g) \\\n    .batch(2)\n"
+    (tmp_path / "m.py").write_text(source)
+    assert "m.py:2:31: TFP102" in run_cli("check", "--select", "TFP102", "m.py", cwd=tmp_path).stdout
+    assert run_cli("check", "--add-noqa", "--select", "TFP102", "m.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "m.py").read_text() == source.replace(".batch(2)\n", ".batch(2)  # noqa: TFP102\n")
+    assert run_cli("check", "--select", "TFP102", "m.py", cwd=tmp_path).returncode == 0

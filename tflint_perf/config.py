@@ -19,6 +19,7 @@ else:  # pragma: no cover
 
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import options_of
+from tflint_perf.versions import RELEASED_TENSORFLOW
 
 DEFAULT_EXCLUDES = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
@@ -28,12 +29,6 @@ DEFAULT_EXCLUDES = (
 )
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
-# The released TensorFlow minor versions (pypi.org/project/tensorflow): a `target-version` must be one
-# of them, so that a typo ("2.51") or a version that does not exist ("3.0") is an error, not a
-# silent change of what the rules report. Add a line here when TensorFlow releases a new minor.
-RELEASED_TENSORFLOW: Tuple[Tuple[int, int], ...] = tuple(
-    [(1, minor) for minor in range(0, 16)] + [(2, minor) for minor in range(0, 22)]
-)
 _TOML_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list"}
 
 

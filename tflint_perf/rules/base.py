@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, Iterable, List
 import libcst as cst
 
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf import versions
 from tflint_perf.diagnostics import Finding, FixPlan
 
 if TYPE_CHECKING:
@@ -78,8 +79,8 @@ def _toml(value: Any) -> str:
 TARGET_VERSION = Option(
     "target-version",
     None,
-    "The TensorFlow version the code runs on (a released version, `\"1.0\"` to `\"2.21\"`; an unknown one is a "
-    "configuration error). When unset, it is inferred from the lower bound of the TensorFlow requirement in the "
+    f"The TensorFlow version the code runs on (a released version, `\"{versions.OLDEST}\"` to `\"{versions.NEWEST}\"`; "
+    "an unknown one is a configuration error). When unset, it is inferred from the lower bound of the TensorFlow requirement in the "
     "project's dependency files (`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`, `environment.yml`); "
     "`tflint-perf check --show-settings PATH` shows the version used and where it came from.",
     toml_type="string",
