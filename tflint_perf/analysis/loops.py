@@ -1,0 +1,184 @@
+"""Loops that repeat work: which loops a call runs in, and what changes from one iteration to the next.
+
+A performance finding about "X in a loop" is worth a user's time only where the loop repeats the
+step many times. Not every loop does: ``for flag in (True, False)`` runs twice; ``for x in
+ds.take(3)``, ``for i in range(9)`` around ``plt.subplot`` and a loop over ``images[:5]`` inspect a
+few samples. ``StepLoops`` answers, from the collector's records:
+
+- ``lexical(site)``: the loops around a call that repeat work (not short literal loops, not
+  inspection loops);
+- ``reaching(function)``: the same for the loops a few callers away (``CallGraph.loops_reaching``);
+- ``around_def(function)``: the loops lexically around a nested ``def`` (the collector records loops
+  for calls, not for definitions);
+- ``varies(expr, site, loop)``: whether an expression's value is bound anew in each iteration (the
+  loop's target, or a name assigned in its body).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.purpose import Purpose
+
+_EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
+_EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
+# Calls that say a loop looks at a few samples (plots a grid, shows images).
+_PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
+                       "add_subplot", "set_title", "display", "scatter", "hist"})
+_SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
+_FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
+
+
+def counts_epochs(loop: LoopNode) -> bool:
+    """``for epoch in range(n)``, ``for _ in range(args.epochs)``, ``while epoch < num_epochs``
+    (but not ``for step in range(steps_per_epoch)``)."""
+    if isinstance(loop, cst.For):
+        return _mentions(loop.target, _EPOCH_VARIABLE) or _mentions(loop.iter, _EPOCH_COUNT)
+    return _mentions(loop.test, _EPOCH_VARIABLE)
+
+
+def short_literal_loop(loop: LoopNode) -> bool:
+    """``for flag in (True, False):``, ``for name in ["a", "b"]:``: a few fixed runs, not a loop over data."""
+    return isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)) and len(loop.iter.elements) <= _SHORT
+
+
+def few_literal_iterations(loop: LoopNode) -> bool:
+    """``range(9)``, ``x[:5]``, ``ds.take(3)`` (also under ``enumerate``/``zip``): a literal count of a few."""
+    if not isinstance(loop, cst.For):
+        return False
+    iterated = loop.iter
+    while isinstance(iterated, cst.Call) and (dotted_text(iterated.func) or "") in ("enumerate", "zip", "tqdm", "list"):
+        if not iterated.args:
+            return False
+        iterated = iterated.args[0].value
+    if isinstance(iterated, cst.Call):
+        name = (dotted_text(iterated.func) or "").rsplit(".", 1)[-1]
+        if name in ("range", "take") and len(iterated.args) == 1:
+            return _small_int(iterated.args[0].value)
+        return False
+    if isinstance(iterated, cst.Subscript) and len(iterated.slice) == 1:
+        index = iterated.slice[0].slice
+        if isinstance(index, cst.Slice) and index.lower is None and index.upper is not None:
+            return _small_int(index.upper)
+    return False
+
+
+class StepLoops:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._calls_in_loop: Dict[LoopNode, List[CallSite]] = {}
+        for site in model.calls:
+            for loop in site.loops:
+                self._calls_in_loop.setdefault(loop, []).append(site)
+        self._inspected: Optional[frozenset] = None
+
+    # -- which loops repeat work ------------------------------------------------------------------
+    def repeats_work(self, loop: LoopNode) -> bool:
+        return not (short_literal_loop(loop) or few_literal_iterations(loop) or self.inspects(loop))
+
+    def inspects(self, loop: LoopNode) -> bool:
+        """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
+        for site in self._calls_in_loop.get(loop, []):
+            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
+            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
+                return True
+        if self._inspected is None:
+            consumptions = self.model.pipelines.consumptions
+            self._inspected = frozenset(
+                c.node for c in consumptions if c.kind == "for" and c.purpose == Purpose.INSPECTION
+            )
+        return loop in self._inspected
+
+    def lexical(self, site: CallSite) -> Tuple[LoopNode, ...]:
+        """The loops around a call, in its own function, that repeat work (outermost first)."""
+        return tuple(loop for loop in site.loops if self.repeats_work(loop))
+
+    def reaching(self, function: Optional[FunctionInfo]) -> Tuple[LoopNode, ...]:
+        """The loops, a few callers away, that call ``function`` and repeat work."""
+        return tuple(loop for loop in self.model.call_graph.loops_reaching(function) if self.repeats_work(loop))
+
+    def calls_in(self, loop: LoopNode) -> List[CallSite]:
+        """Every call lexically in a loop's body (nested loops included, nested defs not)."""
+        return self._calls_in_loop.get(loop, [])
+
+    def around_def(self, function: FunctionInfo) -> Tuple[LoopNode, ...]:
+        """The loops, in the enclosing function (or module), lexically around a ``def``."""
+        container = function.parent.node.body if function.parent is not None else self.model.module
+        if function.class_info is not None:
+            return ()
+        path = _loops_to(container, function.node, ())
+        return path or ()
+
+    # -- what changes per iteration ---------------------------------------------------------------
+    def bound_in(self, name: str, site: CallSite, loop: LoopNode) -> bool:
+        """``name`` is bound by ``loop`` (its target) or in its body, before or after ``site``: an
+        assignment later in the body reaches the next iteration."""
+        for lam in site.lambdas:
+            if name in names_read(lam.params):
+                return False
+        scope, bindings = self.model.scope_bindings(name, site.function)
+        if scope is not site.function:
+            return False
+        for binding in bindings:
+            if binding.kind == "for" and isinstance(loop, cst.For) and binding.value is loop.iter:
+                return True
+            if loop.body in binding.place.blocks:
+                return True
+        return False
+
+    def varies(self, expr: cst.BaseExpression, site: CallSite, loop: LoopNode) -> bool:
+        """``expr`` reads a name bound anew in each iteration of ``loop``."""
+        return any(self.bound_in(name, site, loop) for name in names_read(expr))
+
+
+def names_read(expr: cst.CSTNode) -> List[str]:
+    """The bare names an expression reads (not attribute names, not names a lambda binds)."""
+    found: List[str] = []
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node.value)
+            continue
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(node.children)
+    return found
+
+
+def _loops_to(container: cst.CSTNode, target: cst.CSTNode, loops: Tuple[LoopNode, ...]) -> Optional[Tuple[LoopNode, ...]]:
+    """The loops on the way from ``container`` to ``target`` (None when not found below it)."""
+    for child in container.children:
+        if child is target:
+            return loops
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, (cst.BaseExpression, cst.Decorator)):
+            continue
+        inner = loops + (child,) if isinstance(child, (cst.For, cst.While)) else loops
+        found = _loops_to(child, target, inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _small_int(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Integer) and int(node.value.replace("_", ""), 0) <= _FEW
+
+
+def _mentions(node: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and pattern.search(current.value):
+            return True
+        stack.extend(current.children)
+    return False
