@@ -48,7 +48,7 @@ def short_literal_loop(loop: LoopNode) -> bool:
 
 
 def few_literal_iterations(loop: LoopNode) -> bool:
-    """``range(9)``, ``x[:5]``, ``ds.take(3)`` (also under ``enumerate``/``zip``): a literal count of a few."""
+    """``x[:5]``, ``ds.take(3)``, ``range(3)`` (also under ``enumerate``/``zip``): a literal count of a few."""
     if not isinstance(loop, cst.For):
         return False
     iterated = loop.iter
@@ -58,8 +58,10 @@ def few_literal_iterations(loop: LoopNode) -> bool:
         iterated = iterated.args[0].value
     if isinstance(iterated, cst.Call):
         name = (dotted_text(iterated.func) or "").rsplit(".", 1)[-1]
-        if name in ("range", "take") and len(iterated.args) == 1:
+        if name == "take" and len(iterated.args) == 1:
             return _small_int(iterated.args[0].value)
+        if name == "range" and len(iterated.args) == 1:
+            return _small_int(iterated.args[0].value, _SHORT)
         return False
     if isinstance(iterated, cst.Subscript) and len(iterated.slice) == 1:
         index = iterated.slice[0].slice
@@ -121,8 +123,12 @@ class StepLoops:
         for lam in site.lambdas:
             if name in names_read(lam.params):
                 return False
-        scope, bindings = self.model.scope_bindings(name, site.function)
-        if scope is not site.function:
+        return self.bound_in_scope(name, site.function, loop)
+
+    def bound_in_scope(self, name: str, function: Optional[FunctionInfo], loop: LoopNode) -> bool:
+        """``name``, a local of ``function`` (None: the module), is bound by ``loop`` or in its body."""
+        scope, bindings = self.model.scope_bindings(name, function)
+        if scope is not function:
             return False
         for binding in bindings:
             if binding.kind == "for" and isinstance(loop, cst.For) and binding.value is loop.iter:
@@ -170,8 +176,8 @@ def _loops_to(container: cst.CSTNode, target: cst.CSTNode, loops: Tuple[LoopNode
     return None
 
 
-def _small_int(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Integer) and int(node.value.replace("_", ""), 0) <= _FEW
+def _small_int(node: cst.BaseExpression, limit: int = _FEW) -> bool:
+    return isinstance(node, cst.Integer) and int(node.value.replace("_", ""), 0) <= limit
 
 
 def _mentions(node: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
