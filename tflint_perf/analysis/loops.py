@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
@@ -31,6 +32,7 @@ _EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
 _PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
                        "add_subplot", "set_title", "display", "scatter", "hist"})
 _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
+FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
 
 
@@ -80,15 +82,47 @@ class StepLoops:
         self._inspected: Optional[frozenset] = None
 
     # -- which loops repeat work ------------------------------------------------------------------
-    def repeats_work(self, loop: LoopNode) -> bool:
-        return not (short_literal_loop(loop) or few_literal_iterations(loop) or self.inspects(loop))
+    def repeats_work(self, loop: LoopNode, trains: bool = False) -> bool:
+        """``trains``: the caller knows the loop runs a training step, so the pipeline analysis'
+        guess that a loop over ``ds.take(n)`` inspects data does not apply (``take(steps + 1)``)."""
+        if short_literal_loop(loop) or few_literal_iterations(loop) or self.inspects(loop, trains):
+            return False
+        count = self.count(loop)
+        return count is None or count > _SHORT
 
-    def inspects(self, loop: LoopNode) -> bool:
+    def runs_few(self, loop: LoopNode) -> bool:
+        """A loop of a known count of at most ``FEW_CALLS`` iterations."""
+        count = self.count(loop)
+        return count is not None and count <= FEW_CALLS
+
+    def count(self, loop: LoopNode) -> Optional[int]:
+        """How many times ``for ... in range(n)`` runs, when ``n`` is a literal or a module constant
+        (``k = 4``; not a flag or a default, which may differ at run time)."""
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+            return None
+        call = loop.iter
+        if dotted_text(call.func) != "range" or not 1 <= len(call.args) <= 2 or any(a.keyword for a in call.args):
+            return None
+        bounds = []
+        for arg in call.args:
+            value = self.model.integer_values.integer(arg.value, None)
+            if value is not None and (not value.origin or value.origin.startswith("constant")):
+                bounds.append(value.value)
+                continue
+            same = self._module_constant(arg.value)
+            if same is None:
+                return None
+            bounds.append(same)
+        return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+    def inspects(self, loop: LoopNode, trains: bool = False) -> bool:
         """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
         for site in self._calls_in_loop.get(loop, []):
             name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
             if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
                 return True
+        if trains:
+            return False
         if self._inspected is None:
             consumptions = self.model.pipelines.consumptions
             self._inspected = frozenset(
@@ -96,13 +130,23 @@ class StepLoops:
             )
         return loop in self._inspected
 
+    def inspects_in(self, function: FunctionInfo) -> List[CallSite]:
+        """The plotting calls of a function (a helper that shows what it computes)."""
+        found = []
+        for site in self.model.calls_in(function):
+            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
+            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
+                found.append(site)
+        return found
+
     def lexical(self, site: CallSite) -> Tuple[LoopNode, ...]:
         """The loops around a call, in its own function, that repeat work (outermost first)."""
         return tuple(loop for loop in site.loops if self.repeats_work(loop))
 
-    def reaching(self, function: Optional[FunctionInfo]) -> Tuple[LoopNode, ...]:
+    def reaching(self, function: Optional[FunctionInfo], trains: bool = False) -> Tuple[LoopNode, ...]:
         """The loops, a few callers away, that call ``function`` and repeat work."""
-        return tuple(loop for loop in self.model.call_graph.loops_reaching(function) if self.repeats_work(loop))
+        loops = self.model.call_graph.loops_reaching(function)
+        return tuple(loop for loop in loops if self.repeats_work(loop, trains))
 
     def calls_in(self, loop: LoopNode) -> List[CallSite]:
         """Every call lexically in a loop's body (nested loops included, nested defs not)."""
@@ -115,6 +159,17 @@ class StepLoops:
             return ()
         path = _loops_to(container, function.node, ())
         return path or ()
+
+    def _module_constant(self, expr: cst.BaseExpression) -> Optional[int]:
+        """A module-level name every assignment of which is the same integer (``k = 4`` in two
+        notebook cells)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        bindings = self.model.bindings.get(None, {}).get(expr.value, [])
+        values = {int_literal(b.value) if b.kind == "assign" and b.value is not None else None for b in bindings}
+        if len(values) != 1:
+            return None
+        return next(iter(values))
 
     # -- what changes per iteration ---------------------------------------------------------------
     def bound_in(self, name: str, site: CallSite, loop: LoopNode) -> bool:

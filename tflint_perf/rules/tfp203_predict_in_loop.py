@@ -40,7 +40,9 @@ one of those. `clf.predict(x)` of scikit-learn, or a `model` parameter nobody in
 is not reported.
 
 Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
-`for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a `predict` whose input
+`for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
+what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant:
+ten calls' setup costs well under a second), a `predict` whose input
 does not change in the loop (once per epoch on the validation set), and test files.
 """
     why_bad = """
@@ -167,6 +169,8 @@ too, although `predict`'s setup is then a small share of each call.
 
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         lexical = loops.lexical(site)
+        if any(loops.runs_few(loop) for loop in site.loops):
+            return None
         if lexical:
             if any(loops.varies(x, site, loop) for loop in lexical) and len(lexical) == len(site.loops):
                 return "in a loop"
@@ -174,6 +178,8 @@ too, although `predict`'s setup is then a small share of each call.
         if site.loops or site.function is None or not loops.reaching(site.function):
             return None
         params = _parameters(site.function.node)
+        if any(loops.inspects_in(site.function)):
+            return None  # a helper that plots or shows what it predicts
         if any(name in params for name in names_read(x)):
             return "in a function called from a loop"
         return None

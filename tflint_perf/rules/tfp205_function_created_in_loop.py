@@ -46,9 +46,10 @@ Checks for three ways of building TensorFlow graphs anew in every iteration of a
 
 Not reported: a function that uses what the loop changes (`tf.function(model.call)` in a loop over
 models, a decorated `def` reading the loop variable: each iteration needs its own graph anyway);
-factories that return the new function; loops over a short literal tuple (`for opt in ("adam",
-"sgd")`), loops that look at a few samples; a loop that builds each model in a fresh `tf.Graph()`;
-test files.
+factories that return the new function; models kept after the loop (`ensemble.append(model)`:
+they stay in memory whatever the session holds); loops of at most 4 iterations (`for opt in ("adam", "sgd")`,
+`range(k)` with `k = 4` a module constant); loops that look at a few samples; a loop that builds
+each model in a fresh `tf.Graph()`; test files.
 """
     why_bad = """
 Separate `tf.function` objects never share traces: each one created in the loop traces its Python
@@ -122,6 +123,12 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             "    model = build(units)\n    model.fit(x, y)\n"
         ),
         Valid(_KERAS + _BUILD + "for units in (16, 32):\n    model = build(units)\n    model.fit(x, y)\n"),
+        # k-fold cross-validation with k = 4 folds; an ensemble whose models are kept.
+        Valid(_KERAS + _BUILD + "k = 4\nfor fold in range(k):\n    model = build(32)\n    model.fit(x, y)\n"),
+        Valid(
+            _KERAS + _BUILD + "ensemble = []\nfor seed in range(10):\n    model = build(32)\n    model.fit(x, y)\n"
+            "    ensemble.append(model)\n"
+        ),
         # Built in a loop but never compiled (inference from loaded weights).
         Valid(
             _KERAS + "for path in paths:\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
@@ -268,7 +275,7 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
                 compiled = any(_is_compile(s) for s in around)
                 owner = function
                 where = f"in `{function.name}`, which this file calls from a loop"
-            if not compiled or owner in reported:
+            if not compiled or owner in reported or _kept(site, around):
                 continue
             if self._clears(model, loops, around, reaching):
                 continue
@@ -293,6 +300,19 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if callee is not None:
                 sites.extend(model.calls_in(callee))
         return any(_leaf(s.node) in _CLEARS for s in sites)
+
+
+def _kept(site: CallSite, around: List[CallSite]) -> bool:
+    """The model built at ``site`` is kept (``models.append(model)``): an ensemble, whose models
+    stay in memory whatever the session holds."""
+    statement = site.statement
+    if statement is None or not isinstance(statement.body[0], cst.Assign):
+        return False
+    names = {n for target in statement.body[0].targets for n in names_read(target.target)}
+    return any(
+        _leaf(other.node) in ("append", "extend", "insert", "add") and any(set(names_read(a.value)) & names for a in other.node.args)
+        for other in around
+    )
 
 
 def _leaf(call: cst.Call) -> str:

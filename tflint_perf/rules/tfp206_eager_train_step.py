@@ -16,6 +16,8 @@ from tflint_perf.fixes import tensorflow_api
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _UPDATES = frozenset({"apply_gradients", "minimize"})
+# Keras' own loops, which cannot run inside a tf.function.
+_KERAS_LOOPS = frozenset({"predict", "fit", "evaluate", "train_on_batch", "predict_on_batch", "test_on_batch"})
 # Calls whose effect happens only once, at tracing, inside a tf.function: no fix is offered.
 _TRACE_TIME_CALLS = frozenset({"print", "float", "int", "bool", "numpy", "item", "append", "extend", "tolist", "input",
                                "open", "write", "sleep", "time", "perf_counter"})
@@ -43,7 +45,9 @@ them (`optimizer.apply_gradients(...)` or `optimizer.minimize(...)`), called fro
 decorated with `@tf.function` and not wrapped by `tf.function(step)` anywhere in the file, nor
 called from a `tf.function`.
 
-Not reported: `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
+Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
+they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
+of a known count of at most 10 (`for _ in range(10)`), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
 another function instead of called (`strategy.run(step, ...)`, a callback: what runs it is not
 visible), TensorFlow 1 code (`tensorflow.compat.v1`, `tf.enable_eager_execution()`), and test files.
 """
@@ -110,6 +114,14 @@ call), declares `global`, or when the function already has decorators or sits in
         ),
         # Called once, not in a loop.
         Valid(_TF + _STEP + "train_step(x, y)\n"),
+        Valid(_TF + _STEP + "for _ in range(10):\n    train_step(x, y)\n"),
+        # A step that calls model.predict (a DQN target) cannot be compiled as it stands.
+        Valid(
+            _TF + "def training_step(states, next_states):\n    target_q = model.predict(next_states).max(axis=1)\n"
+            "    with tf.GradientTape() as tape:\n        loss = tf.reduce_mean((model(states) - target_q) ** 2)\n"
+            "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n\n"
+            "for episode in range(600):\n    training_step(states, next_states)\n"
+        ),
         # TensorFlow 1 eager code.
         Valid("import tensorflow as tf\ntf.enable_eager_execution()\n\n" + _STEP + _LOOP),
     )
@@ -155,8 +167,8 @@ call), declares `global`, or when the function already has decorators or sits in
             if function.is_method and function.name == "train_step" and function.class_info is not None \
                     and function.class_info.node.bases:
                 continue  # a Keras Model subclass the analysis cannot resolve (its base comes from elsewhere)
-            callers = model.call_graph.callers(function)
-            if not any(loops.lexical(site) for site in callers) and not loops.reaching(function):
+            reaching = loops.reaching(function, trains=True)
+            if not reaching or all(loops.runs_few(loop) for loop in reaching):
                 continue
             message = (
                 f"`{function.name}` computes and applies gradients and is called from a loop, but is not a "
@@ -201,6 +213,8 @@ def _tf1(model: ModuleModel) -> bool:
 def _is_train_step(model: ModuleModel, function: FunctionInfo) -> bool:
     tape = update = False
     for site in model.calls_in(function):
+        if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _KERAS_LOOPS:
+            return False  # `model.predict(...)` inside: the step cannot run as a graph as it stands
         if model.call_name(site.node) == "tf.GradientTape":
             tape = True
         elif isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _UPDATES:
