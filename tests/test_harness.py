@@ -28,7 +28,7 @@ from tflint_perf.harness.runner import NEEDS_GPU, After, ScenarioError, derive_a
 from tflint_perf.harness.scenarios import all_scenarios, edit, scenarios_by_code
 from tflint_perf.rules import all_rules, rules_by_code
 
-CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP301", "TFP302"}
+CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP203", "TFP204", "TFP205", "TFP206", "TFP301", "TFP302"}
 VERIFY_FIXTURE = FIXTURES / "pipelines_for_verify.py"
 INSTALL = "pip install 'tflint-perf[bench]'"
 
