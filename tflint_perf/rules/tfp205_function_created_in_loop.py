@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Set, Tuple, Union
 
+import builtins
+
 import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file
@@ -11,7 +13,8 @@ from tflint_perf.analysis.loops import StepLoops, names_read
 from tflint_perf.analysis.models import KerasModels, TfFunctions
 from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import Finding
+from tflint_perf.analysis.values import literal_value
+from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _TF = "import tensorflow as tf\n\n"
@@ -20,6 +23,7 @@ _BUILD = (
     "def build(units):\n    model = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])\n"
     "    model.compile(optimizer='adam', loss='mse')\n    return model\n\n"
 )
+_BUILTINS = frozenset(dir(builtins))
 _CLEARS = frozenset({"clear_session", "reset_default_graph"})
 _HOIST = "create it once, before the loop, and pass what changes as arguments"
 
@@ -28,7 +32,7 @@ class FunctionCreatedInLoop(Rule):
     code = "TFP205"
     name = "function-created-in-loop"
     summary = "A `tf.function` or a compiled Keras model created in every iteration is traced (and kept) again each time"
-    fix_availability = "none"
+    fix_availability = "sometimes"
     purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
 
     what_it_does = """
@@ -83,11 +87,14 @@ for units in [16, 32, 64, 128, 256]:
     model.fit(x, y)
 """
     fix_safety = """
-There is no automatic fix. Hoisting `tf.function(fn)` above the loop is only equivalent when the
-function captures nothing the loop changes, and the names the loop binds can reach it in ways
-the analysis does not follow (globals, attributes, closures). `clear_session()` makes models
-built earlier in the loop unusable with TensorFlow 1-style Keras (an ensemble kept in a list),
-so inserting it is the author's decision.
+The fix is safe and offered in one case: `name = tf.function(fn)` on its own line in the loop body,
+`fn` a plain same-file function defined outside the loop, other arguments literals, and `name`
+bound nowhere else. Then the statement moves above the loop. `fn` (and the same-file functions it
+calls) must read nothing but its own locals, builtins and module-level imports, functions and
+classes: a function that reads a global variable, a closure or an attribute of an object could
+see a different value in a later iteration, which a single trace would freeze, so it is not moved.
+Otherwise there is no fix. `clear_session()` makes models built earlier in the loop unusable with
+TensorFlow 1-style Keras (an ensemble kept in a list), so inserting it is the author's decision.
 """
     known_problems = """
 A model built by a function of another module is not recognised as a model, so the third case
@@ -140,7 +147,23 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         # Bound in the loop and called.
         Invalid(
             _TF + "def loss_fn(x):\n    return tf.reduce_sum(x)\n\nfor batch in dataset:\n"
-            "    step = tf.function(loss_fn)\n    step(batch)\n"
+            "    step = tf.function(loss_fn)\n    step(batch)\n",
+            fixed=_TF + "def loss_fn(x):\n    return tf.reduce_sum(x)\n\nstep = tf.function(loss_fn)\n"
+            "for batch in dataset:\n    step(batch)\n",
+        ),
+        # Inside a function, with a comment and a nested block: the loop is rebuilt as it was.
+        Invalid(
+            _TF + "def loss_fn(x):\n    return tf.reduce_sum(tf.abs(x))\n\n\ndef train(dataset):\n"
+            "    for batch in dataset:  # every batch\n        step = tf.function(loss_fn, jit_compile=True)\n"
+            "        if batch is not None:\n            step(batch)  # call it\n",
+            fixed=_TF + "def loss_fn(x):\n    return tf.reduce_sum(tf.abs(x))\n\n\ndef train(dataset):\n"
+            "    step = tf.function(loss_fn, jit_compile=True)\n    for batch in dataset:  # every batch\n"
+            "        if batch is not None:\n            step(batch)  # call it\n",
+        ),
+        # The function reads a global the loop changes: reported, not moved.
+        Invalid(
+            _TF + "scale = 1.0\n\ndef loss_fn(x):\n    return tf.reduce_sum(x) * scale\n\nfor batch in dataset:\n"
+            "    step = tf.function(loss_fn)\n    step(batch)\n    scale = scale * 0.5\n"
         ),
         # A decorated def in the loop body that captures nothing from the loop.
         Invalid(
@@ -197,7 +220,8 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if not _created_function_called(model, site, scope_calls):
                 continue
             message = f"`tf.function(...)` is created {where}: every new function traces again on its first call; {_HOIST}"
-            yield self.finding(message, call)
+            fix = _hoist(model, loops, site, lexical[-1]) if site.loops else None
+            yield self.finding(message, call, call, fix)
 
     def _captures(self, model: ModuleModel, loops: StepLoops, site: CallSite, wrapped: cst.BaseExpression,
                   lexical: Tuple[LoopNode, ...]) -> bool:
@@ -300,6 +324,109 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if callee is not None:
                 sites.extend(model.calls_in(callee))
         return any(_leaf(s.node) in _CLEARS for s in sites)
+
+
+def _hoist(model: ModuleModel, loops: StepLoops, site: CallSite, loop: LoopNode) -> Optional[FixPlan]:
+    """``name = tf.function(fn)`` moved above the loop, when provably the same function every time."""
+    call, statement = site.node, site.statement
+    if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    assign = statement.body[0]
+    if assign.value is not call or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    body = loop.body
+    if not isinstance(body, cst.IndentedBlock) or statement not in body.body or body.body[-1] is statement:
+        return None
+    if any(line.comment is not None for line in statement.leading_lines):
+        return None  # a comment above the statement would be lost
+    name = assign.targets[0].target.value
+    scope, bindings = model.scope_bindings(name, site.function)
+    if scope is not site.function or len(bindings) != 1:
+        return None  # bound elsewhere too: moving the binding could change what other code sees
+    if any(arg.keyword is None or not literal_value(arg.value) for arg in call.args[1:]):
+        return None
+    target = model.effects.resolve_callable(call.args[0].value, site.function)
+    if not isinstance(target, FunctionInfo) or loop in loops.around_def(target) or not _frozen(model, target, 0):
+        return None
+    blocks = site.place.blocks
+    if body not in blocks:
+        return None
+    outer = blocks[: blocks.index(body)]
+    if any(not isinstance(block, cst.IndentedBlock) for block in outer):
+        return None
+    module = model.module
+    newline = module.default_newline
+    indent = "".join(b.indent if b.indent is not None else module.default_indent for b in outer)  # type: ignore[union-attr]
+    new_loop = loop.with_changes(body=body.with_changes(body=[s for s in body.body if s is not statement]),
+                                 leading_lines=())
+    # The loop's range ends where its last statement does, before that line's comment and newline.
+    tail = _last_line_tail(loop)
+    if tail is None:
+        return None
+    suffix = module.code_for_node(tail)
+    if indent:
+        rendered = module.code_for_node(cst.IndentedBlock(body=[new_loop], indent=indent))
+        loop_text = rendered[len(newline) + len(indent):]
+    else:
+        loop_text = module.code_for_node(new_loop)
+    if not suffix or not loop_text.endswith(suffix):
+        return None
+    loop_text = loop_text[: -len(suffix)]
+    hoisted = module.code_for_node(statement.with_changes(leading_lines=())).rstrip("\r\n")
+    text = f"{hoisted}{newline}{indent}{loop_text}"
+    return FixPlan(SAFE, f"Create `{name}` once, before the loop", (NodeEdit(loop, "replace", text),))
+
+
+def _last_line_tail(node: cst.CSTNode) -> Optional[cst.TrailingWhitespace]:
+    """The trailing whitespace (comment, newline) of the last line of a compound statement."""
+    for _ in range(100):
+        if isinstance(node, cst.SimpleStatementLine):
+            return node.trailing_whitespace
+        if isinstance(node, cst.SimpleStatementSuite):
+            return node.trailing_whitespace
+        if isinstance(node, cst.IndentedBlock):
+            if node.footer or not node.body:
+                return None  # comments after the last statement: not worth the risk
+            node = node.body[-1]
+            continue
+        if isinstance(node, cst.Try):
+            node = node.finalbody or node.orelse or (node.handlers[-1] if node.handlers else node.body)
+            continue
+        orelse = getattr(node, "orelse", None)
+        if orelse is not None:
+            node = orelse
+            continue
+        body = getattr(node, "body", None)
+        if body is None or not isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            return None
+        node = body
+    return None
+
+
+def _frozen(model: ModuleModel, function: FunctionInfo, depth: int) -> bool:
+    """The function reads only its own locals, builtins and module-level imports, defs and classes
+    (nothing a loop could change between traces), and so do the same-file functions it calls."""
+    if depth > 3 or function.is_method or function.node.decorators or function.declares_global:
+        return False
+    stack: List[cst.CSTNode] = [function.node.body, function.node.params]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Global, cst.Nonlocal)):
+            return False
+        stack.extend(node.children)
+    for name in set(names_read(function.node.body)):
+        scope, bindings = model.scope_bindings(name, function)
+        if scope is function:
+            continue
+        if scope is not None:
+            return False  # a closure over an enclosing function's variable
+        if not bindings:
+            if name not in _BUILTINS:
+                return False
+            continue
+        if any(b.kind not in ("import", "def", "class") for b in bindings):
+            return False
+    return all(_frozen(model, callee, depth + 1) for callee in model.call_graph.callees(function))
 
 
 def _kept(site: CallSite, around: List[CallSite]) -> bool:
