@@ -65,7 +65,7 @@ for obs in observations:
 """
     fix_safety = """
 The fix is safe and offered in two cases. When the input is provably one sample (`x[None]`,
-`x[np.newaxis]`, `np.expand_dims(x, 0)`, `[x]`, `x.reshape(1, ...)`), `predict` becomes
+`x[np.newaxis]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`), `predict` becomes
 `predict_on_batch`, which returns the same NumPy array (`verbose` is dropped: it prints nothing).
 When the result goes straight into `np.asarray(...)` / `np.array(...)`, `predict` becomes
 `model(x, training=False)`: the same values, converted the same way. Otherwise there is no fix:
@@ -204,8 +204,7 @@ too, although `predict`'s setup is then a small share of each call.
 
 
 def _one_row(context: RuleContext, x: cst.BaseExpression) -> bool:
-    if isinstance(x, cst.List):
-        return len(x.elements) == 1 and not isinstance(x.elements[0], cst.StarredElement)
+    # `[x]` is not taken for one row: to a multi-input model it is the list of inputs.
     if isinstance(x, cst.Subscript):
         first = x.slice[0].slice if x.slice else None
         if isinstance(first, cst.Index):
