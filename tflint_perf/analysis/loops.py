@@ -30,7 +30,7 @@ _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
 _EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
 # Calls that say a loop looks at a few samples (plots a grid, shows images).
 _PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
-                       "add_subplot", "set_title", "display", "scatter", "hist"})
+                       "add_subplot", "set_title", "display", "scatter", "hist", "render"})
 _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
 FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
@@ -51,25 +51,39 @@ def short_literal_loop(loop: LoopNode) -> bool:
 
 def few_literal_iterations(loop: LoopNode) -> bool:
     """``x[:5]``, ``ds.take(3)``, ``range(3)`` (also under ``enumerate``/``zip``): a literal count of a few."""
-    if not isinstance(loop, cst.For):
-        return False
-    iterated = loop.iter
-    while isinstance(iterated, cst.Call) and (dotted_text(iterated.func) or "") in ("enumerate", "zip", "tqdm", "list"):
-        if not iterated.args:
-            return False
-        iterated = iterated.args[0].value
+    return looks_at_few(loop) or _literal_range(loop, _SHORT)
+
+
+def looks_at_few(loop: LoopNode) -> bool:
+    """``for x in ds.take(3)``, ``for img in images[:5]``: the first few samples, looked at."""
+    iterated = _iterated(loop)
     if isinstance(iterated, cst.Call):
         name = (dotted_text(iterated.func) or "").rsplit(".", 1)[-1]
-        if name == "take" and len(iterated.args) == 1:
-            return _small_int(iterated.args[0].value)
-        if name == "range" and len(iterated.args) == 1:
-            return _small_int(iterated.args[0].value, _SHORT)
-        return False
+        return name == "take" and len(iterated.args) == 1 and _small_int(iterated.args[0].value)
     if isinstance(iterated, cst.Subscript) and len(iterated.slice) == 1:
         index = iterated.slice[0].slice
         if isinstance(index, cst.Slice) and index.lower is None and index.upper is not None:
             return _small_int(index.upper)
     return False
+
+
+def _literal_range(loop: LoopNode, limit: int) -> bool:
+    iterated = _iterated(loop)
+    return (
+        isinstance(iterated, cst.Call) and dotted_text(iterated.func) == "range" and len(iterated.args) == 1
+        and _small_int(iterated.args[0].value, limit)
+    )
+
+
+def _iterated(loop: LoopNode) -> Optional[cst.BaseExpression]:
+    if not isinstance(loop, cst.For):
+        return None
+    iterated = loop.iter
+    while isinstance(iterated, cst.Call) and (dotted_text(iterated.func) or "") in ("enumerate", "zip", "tqdm", "list"):
+        if not iterated.args:
+            return None
+        iterated = iterated.args[0].value
+    return iterated
 
 
 class StepLoops:

@@ -3,8 +3,10 @@
 - ``KerasModels.is_model(expr, scope, place)``: the expression holds a Keras model: a call to
   ``keras.Sequential`` / ``keras.Model`` / ``keras.models.load_model`` / ``keras.applications.*``,
   an instance of a same-file ``keras.Model`` subclass, a same-file function whose every return is
-  one, a name every reaching binding of which is one, ``self.x`` every assignment of which is one.
-  Anything else (a parameter, an unresolved call) is not known to be a model: rules stay silent.
+  one, a name every reaching binding of which is one, ``self.x`` every assignment of which is one,
+  a parameter every same-file caller passes one for, a Keras callback's ``self.model``,
+  ``keras_hub.models.X.from_preset(...)``. Anything else (a parameter of a function nobody in the
+  file calls, an unresolved call) is not known to be a model: rules stay silent.
 - ``TfFunctions``: which same-file functions are ``tf.function``s themselves (decorated, or wrapped
   by ``tf.function(fn)`` anywhere in the file), and which function a call calls through a name bound
   to ``tf.function(fn)``.
@@ -16,7 +18,8 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.module import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.names import dotted_text
 
 MODEL_CONSTRUCTORS = frozenset(
     {
@@ -25,6 +28,8 @@ MODEL_CONSTRUCTORS = frozenset(
         "keras.models.model_from_json", "keras.models.model_from_config",
     }
 )
+_CALLBACK_BASES = frozenset({"keras.callbacks.Callback"})
+_HUB_PACKAGES = frozenset({"keras_hub", "keras_nlp", "keras_cv"})
 _MODEL_BASES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"})
 _MAX_DEPTH = 4
 
@@ -40,6 +45,8 @@ class KerasModels:
         name = model.call_name(call)
         if name is not None:
             return name in MODEL_CONSTRUCTORS or _is_application(name)
+        if self._is_hub_preset(call):
+            return True
         if isinstance(call.func, cst.Name) and call.func.value in model.classes:
             return self.is_model_class(model.classes[call.func.value])
         target = model.call_graph.callee(call)
@@ -80,15 +87,57 @@ class KerasModels:
             bindings = self.model.reaching(expr.value, scope, place)
             if not bindings:
                 return False
-            return all(
-                b.kind == "assign" and b.value is not None and self.is_model(b.value, b.scope, b.place, depth + 1)
-                for b in bindings
-            )
+            return all(self._binding_is_model(b, depth + 1) for b in bindings)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             owner = scope.owner if scope is not None else None
+            if owner is not None and expr.attr.value == "model" and self._is_callback_class(owner):
+                return True  # Keras sets a callback's `self.model` to the model being trained
             values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
             return bool(values) and all(self._attribute_is_model(v, depth + 1) for v in values)
         return False
+
+    def _binding_is_model(self, binding: Binding, depth: int) -> bool:
+        if binding.kind == "assign" and binding.value is not None:
+            return self.is_model(binding.value, binding.scope, binding.place, depth)
+        if binding.kind == "param" and binding.scope is not None:
+            return self._argument_is_model(binding.scope, binding.name, depth)
+        return False
+
+    def _argument_is_model(self, function: FunctionInfo, param: str, depth: int) -> bool:
+        """Every same-file call of ``function`` passes a Keras model for ``param`` (and there is one)."""
+        if depth > _MAX_DEPTH:
+            return False
+        callers = self.model.call_graph.callers(function)
+        if not callers:
+            return False
+        params = function.node.params
+        positional = [p.name.value for p in [*params.posonly_params, *params.params]]
+        if function.is_method and positional:
+            positional = positional[1:]
+        for site in callers:
+            value: Optional[cst.BaseExpression] = None
+            for index, arg in enumerate(site.node.args):
+                if arg.star:
+                    return False
+                if arg.keyword is not None and arg.keyword.value == param:
+                    value = arg.value
+                elif arg.keyword is None and index < len(positional) and positional[index] == param:
+                    value = arg.value
+            if value is None or not self.is_model(value, site.function, site.place, depth + 1):
+                return False
+        return True
+
+    def _is_callback_class(self, cls: ClassInfo) -> bool:
+        return any(self.model.resolve(base.value) in _CALLBACK_BASES for base in cls.node.bases)
+
+    def _is_hub_preset(self, call: cst.Call) -> bool:
+        """``keras_hub.models.X.from_preset(...)`` (also keras_nlp, keras_cv)."""
+        text = dotted_text(call.func) or ""
+        root = text.split(".", 1)[0]
+        if not text.endswith(".from_preset") or root not in _HUB_PACKAGES or ".models." not in text:
+            return False
+        bindings = self.model.bindings.get(None, {}).get(root, [])
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
 
     def is_model_site(self, expr: cst.BaseExpression, site: CallSite) -> bool:
         return self.is_model(expr, site.function, site.place)

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
 from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.loops import StepLoops, names_read
+from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
 from tflint_perf.analysis.models import KerasModels
 from tflint_perf.analysis.module import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -35,9 +35,10 @@ file calls from one) when `x` changes from one iteration to the next: one sample
 
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
-`keras.Model` subclass of this file, a same-file function returning one, or `self.model` assigned
-one of those. `clf.predict(x)` of scikit-learn, or a `model` parameter nobody in the file builds,
-is not reported.
+`keras.Model` subclass of this file, a same-file function returning one, `self.model` assigned
+one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
+parameter of a function nobody in the file calls, is not reported.
 
 Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
@@ -106,6 +107,12 @@ too, although `predict`'s setup is then a small share of each call.
         Valid(_KERAS + "for x in (x_small, x_large):\n    model.predict(x)\n"),
     )
     invalid = (
+        # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller fills.
+        Invalid(
+            _KERAS + "def generate(m, seed):\n    for temperature in [0.2, 0.5, 1.0]:\n        x = seed\n"
+            "        for i in range(400):\n            x = sample(m.predict(x, verbose=0), temperature)\n\n"
+            "generate(model, seed)\n"
+        ),
         Invalid(
             _KERAS + "for obs in observations:\n    action = model.predict(obs[None], verbose=0)\n",
             fixed=_KERAS + "for obs in observations:\n    action = model.predict_on_batch(obs[None])\n",
@@ -168,12 +175,13 @@ too, although `predict`'s setup is then a small share of each call.
             yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value))
 
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
-        lexical = loops.lexical(site)
-        if any(loops.runs_few(loop) for loop in site.loops):
-            return None
+        if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
+            return None  # a look at a few samples, inside or around
+        lexical = tuple(loop for loop in loops.lexical(site) if not loops.runs_few(loop))
         if lexical:
-            if any(loops.varies(x, site, loop) for loop in lexical) and len(lexical) == len(site.loops):
-                return "in a loop"
+            # An outer loop over a literal tuple (`for temperature in [0.2, 0.5, 1.0]`) repeats the inner one.
+            return "in a loop" if any(loops.varies(x, site, loop) for loop in lexical) else None
+        if any(loops.runs_few(loop) or short_literal_loop(loop) for loop in site.loops):
             return None
         if site.loops or site.function is None or not loops.reaching(site.function):
             return None
