@@ -64,6 +64,9 @@ def test_per_batch_sorts_exact_approximate_and_not_elementwise():
         "def f(x, y):\n    return y, x\n": None,  # passes inputs through: nothing to vectorize
         "def f(d):\n    return {'a': d['a'] * 2, 'b': d['b']}\n": EXACT,
         "def f(x):\n    print(x)\n    return x * 2\n": None,
+        "def f(x):\n    return x * 2, 1\n": None,  # a constant output: one per batch, not one per element
+        "def f(x):\n    return tf.where(x > 0)\n": None,  # indices
+        "def f(x):\n    return tf.where(x > 0, x, 0.0)\n": EXACT,
     }
     for source, expected in cases.items():
         model, function = _function(source)

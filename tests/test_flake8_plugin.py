@@ -36,7 +36,7 @@ FORMAT = "%(path)s\t%(row)d\t%(col)d\t%(code)s\t%(text)s"
 BAD = textwrap.dedent(
     """\
     import tensorflow as tf
-    ds = tf.data.Dataset.range(8).map(lambda x: x + 1).batch(2)
+    ds = tf.data.Dataset.range(8).map(lambda x: tf.strings.as_string(x)).batch(2)
     model.fit(ds)
     """
 )

@@ -49,6 +49,7 @@ def test_a_pipeline_built_in_one_cell_and_trained_on_in_another_is_one_pipeline(
     # `%%time` cell; cell 6 only looks at `take(1)` after a `tf.data.Dataset?` help line.
     assert findings("tf2_training.ipynb", cwd=notebooks) == [
         ("tf2_training.ipynb", 4, 2, 21, "TFP102"),
+        ("tf2_training.ipynb", 4, 2, 21, "TFP106"),
         ("tf2_training.ipynb", 4, 3, 36, "TFP101"),
     ]
 
@@ -57,6 +58,7 @@ def test_positions_count_rows_inside_the_cell_after_magics(notebooks):
     # tf1_session cell 3 starts with `%load_ext tensorboard`; the iterator is made in cell 4.
     assert findings("tf1_session.ipynb", cwd=notebooks) == [
         ("tf1_session.ipynb", 3, 4, 19, "TFP102"),
+        ("tf1_session.ipynb", 3, 4, 19, "TFP106"),
         ("tf1_session.ipynb", 3, 4, 50, "TFP101"),
     ]
     concise = run_cli("check", "tf1_session.ipynb", cwd=notebooks).stdout
@@ -123,8 +125,8 @@ EXPECTED_FIXES = {
         2: "%load_ext tensorboard\n"
         "features = np.random.rand(1000, 10).astype('float32')\n"
         "dataset = tf.data.Dataset.from_tensor_slices(features)\n"
-        "dataset = dataset.map(lambda x: x * 2, num_parallel_calls=tf.data.experimental.AUTOTUNE)"
-        ".batch(32).repeat().prefetch(tf.data.experimental.AUTOTUNE)",
+        "dataset = dataset.batch(32).map(lambda x: x * 2, num_parallel_calls=tf.data.experimental.AUTOTUNE)"
+        ".repeat().prefetch(tf.data.experimental.AUTOTUNE)",
     },
     "colab_style.ipynb": {
         0: "%pip install -q tensorflow\nimport tensorflow as tf\nfrom tensorflow.data import Dataset\n"
@@ -138,7 +140,9 @@ EXPECTED_FIXES = {
 def test_fix_rewrites_only_the_changed_cells(notebooks, name):
     path = notebooks / name
     before = path.read_text(encoding="utf-8")
-    result = run_cli("check", "--fix", name, cwd=notebooks)
+    # TFP106's finding in tf2_training has no fix (a shuffle sits between its map and batch).
+    ignore = ["--ignore", "TFP106"] if name == "tf2_training.ipynb" else []
+    result = run_cli("check", "--fix", *ignore, name, cwd=notebooks)
     assert result.returncode == 0, result.stdout + result.stderr
     after = path.read_text(encoding="utf-8")
 
@@ -167,7 +171,7 @@ def test_fix_rewrites_only_the_changed_cells(notebooks, name):
         assert value in spelled[line[:2]], line
     assert after.endswith("\n") == before.endswith("\n")
 
-    again = run_cli("check", "--fix", name, cwd=notebooks)
+    again = run_cli("check", "--fix", *ignore, name, cwd=notebooks)
     assert again.returncode == 0 and path.read_text(encoding="utf-8") == after, "a second --fix changed the notebook"
 
 
@@ -239,7 +243,7 @@ def test_directories_include_notebooks_but_not_checkpoints(notebooks):
 
 def test_invalid_json_is_a_finding_and_the_file_is_untouched(notebooks):
     before = (notebooks / "broken.ipynb").read_bytes()
-    result = run_cli("check", "--fix", "broken.ipynb", "tf2_training.ipynb", cwd=notebooks)
+    result = run_cli("check", "--fix", "--ignore", "TFP106", "broken.ipynb", "tf2_training.ipynb", cwd=notebooks)
     assert result.returncode == 1
     assert "broken.ipynb:13:1: TFP001 not a valid notebook: invalid JSON: Expecting value" in result.stdout
     assert (notebooks / "broken.ipynb").read_bytes() == before

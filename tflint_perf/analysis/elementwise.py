@@ -203,8 +203,8 @@ def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
     computes = False
     for output in outputs:
         found = _elementwise_deps(model, output, deps, scope, kinds)
-        if found is None:
-            return None
+        if not found:
+            return None  # None, or a constant: once per batch it would be one value, not one per element
         computes |= not _passes_through(output, params)
     if not computes:
         return None
@@ -296,6 +296,8 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -
         return _one_input([again(expr.left)] + [again(t.comparator) for t in expr.comparisons])
     if isinstance(expr, cst.Call):
         name = model.call_name(expr)
+        if name == "tf.where" and len(expr.args) != 3:
+            return None  # tf.where(cond) returns indices
         if name in _APPROXIMATE:
             kinds.add(APPROXIMATE)
         elif name not in _EXACT:

@@ -15,6 +15,7 @@ def in_memory_rows():
         for i in range(len(TOKENS)):
             yield TOKENS[i], LABELS[i]
 
+    signature = (tf.TensorSpec((MAX_LEN,), tf.int32), tf.TensorSpec((), tf.int64))
     return tf.data.Dataset.from_tensor_slices((TOKENS, LABELS))
 
 
