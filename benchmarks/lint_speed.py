@@ -16,7 +16,11 @@ What it measures, each several times (medians of wall-clock and CPU seconds, chi
   without the cache;
 - a tree without TensorFlow (pip's sources): ``flake8`` without and with the TFP plugin;
 - the editor path: ``flake8`` on one 1,000-line training script, without and with the plugin, and
-  the plugin's own time on it measured in-process.
+  the plugin's own time on it measured in-process;
+- a multi-module project (``--sections project``; the installed ``tf-models-official`` package's
+  ``official`` and ``orbit`` sources, or ``--project-tree DIR``), where first-party imports resolve and
+  the project index is at work: ``flake8``, ``tflint-perf check`` cold, warm, after changing a typical
+  module (imported by one to three others) and after changing the most imported module.
 
 Both tools run with their default parallelism (one process per CPU). The goals it reports against are
 in docs/performance.md.
@@ -341,6 +345,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--editor-runs", type=int, default=10, help="runs of each editor-path measurement")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "tflint_perf_lint_speed"))
     parser.add_argument("--sections", default="tf,plain,editor", help="what to measure (default: tf,plain,editor)")
+    parser.add_argument("--project-tree", help="a multi-module project to measure (default: the installed "
+                        "tf-models-official package's sources)")
     parser.add_argument("--more", action="store_true",
                         help="also time --no-cache with -j 2 and -j 1, and flake8 with the plugin, on the TensorFlow tree")
     args = parser.parse_args(argv)
@@ -453,6 +459,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   f"(on the first file that mentions TensorFlow) {libcst_s * 1000:.0f} ms; checking train.py "
                   f"{check_s * 1000:.0f} ms (best of 5, {found} findings)")
 
+    # -- a multi-module project: the project index at work ---------------------------------------------
+    if "project" in sections:
+        results.update(_project_section(args, python, work))
+
     # -- against the goals ------------------------------------------------------------------------
     print("\nAgainst the goals (medians; CPU ratios are steadier on a shared machine):")
     if "cold" in results:
@@ -462,6 +472,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               results["warm"].cpu / results["cold"].cpu, "< 0.05", lambda r: r < 0.05)
         _goal("one file changed vs cold check", results["touched"].wall / results["cold"].wall,
               results["touched"].cpu / results["cold"].cpu, "(no goal)", None)
+    if "project-cold" in results:
+        _goal("project: cold check vs flake8", results["project-cold"].wall / results["project-flake8"].wall,
+              results["project-cold"].cpu / results["project-flake8"].cpu, "<= 1.0", lambda r: r <= 1.0)
+        _goal("project: warm check vs cold check", results["project-warm"].wall / results["project-cold"].wall,
+              results["project-warm"].cpu / results["project-cold"].cpu, "(no goal)", None)
+        _goal("project: a typical module changed vs cold", results["project-typical"].wall / results["project-cold"].wall,
+              results["project-typical"].cpu / results["project-cold"].cpu, "< 0.05", lambda r: r < 0.05)
+        _goal("project: the most imported module changed vs cold", results["project-hub"].wall / results["project-cold"].wall,
+              results["project-hub"].cpu / results["project-cold"].cpu, "(no goal)", None)
     if "nocache" in results:
         _goal("--no-cache check vs flake8", results["nocache"].wall / results["flake8"].wall,
               results["nocache"].cpu / results["flake8"].cpu, "(no goal)", None)
@@ -484,6 +503,63 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {'editor path: whole flake8 run with the plugin':<52} {results['editor+tfp'].wall * 1000:8.0f} ms")
     print(f"\n  load        {os.getloadavg()[0]:.2f} (1-minute load average at the end)")
     return 0
+
+
+def _project_section(args: argparse.Namespace, python: str, work: Path) -> Dict[str, Timing]:
+    tree = work / "project-tree"
+    if args.project_tree:
+        copy_sources(Path(args.project_tree), tree / Path(args.project_tree).name)
+    else:
+        sources = [package_dir(name) for name in ("official", "orbit")]
+        if sources[0] is None:
+            print("\nProject: skipped (pip install --no-deps tf-models-official, or give --project-tree)")
+            return {}
+        for source in sources:
+            if source is not None:
+                copy_sources(source, tree / source.name)
+    (tree / "pyproject.toml").write_text("[project]\nname = 'benchmark-project'\n")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tflint_perf.project import Project
+
+    project = Project(tree)
+    modules = [path for path in project.files() if path.suffix == ".py"]
+    importers = {path: len(project.importers_of(path)) for path in modules}
+    edges = sum(len(project.dependencies(path)) for path in modules)
+    typical = next(path for path in modules if 1 <= importers[path] <= 3)
+    hub = max(modules, key=lambda path: (importers[path], str(path)))
+    files, lines, marked = tree_size(tree)
+    print(f"\nProject: {tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras; {edges} "
+          f"first-party import edges; typical module {typical.relative_to(tree)} ({importers[typical]} importers), "
+          f"most imported {hub.relative_to(tree)} ({importers[hub]} importers))")
+    cache = work / "project-cache"
+    check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
+    flake8_plain = [python, "-c", FLAKE8_WITHOUT_TFP, "--isolated", "--exit-zero", "."]
+    originals = {path: path.read_bytes() for path in (typical, hub)}
+
+    def empty_cache(run: int) -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    def change(path: Path) -> Callable[[int], None]:
+        def before(run: int) -> None:
+            for other, data in originals.items():
+                other.write_bytes(data)
+            path.write_bytes(originals[path] + f"\n# changed by the benchmark, run {run} {time.time()}\n".encode())
+        return before
+
+    def restore(run: int) -> None:
+        for path, data in originals.items():
+            path.write_bytes(data)
+
+    try:
+        return {f"project-{key}": timing for key, timing in interleaved(args.runs, [
+            ("flake8", "flake8 (default plugins, TFP hidden)", flake8_plain, tree, restore),
+            ("cold", "tflint-perf check, cold (empty cache)", check, tree, empty_cache),
+            ("warm", "tflint-perf check, warm (nothing changed)", check, tree, nothing),
+            ("typical", "tflint-perf check, a typical module changed", check, tree, change(typical)),
+            ("hub", "tflint-perf check, the most imported module changed", check, tree, change(hub)),
+        ]).items()}
+    finally:
+        restore(0)
 
 
 def _goal(label: str, wall: float, cpu: float, goal: str, met: Optional[Callable[[float], bool]]) -> None:

@@ -13,7 +13,7 @@ from tflint_perf.analysis.shapes import from_loop_target, loop_sized, varying_ba
 from tflint_perf.analysis.tf_functions import TfFunction, find_tf_functions
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import add_keyword_argument
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _TF = "import tensorflow as tf\n\n"
 _STEP = "@tf.function\ndef train_step(tokens, labels):\n    return model.train_on_batch(tokens, labels)\n\n"
@@ -24,6 +24,9 @@ class RetracingShapes(Rule):
     name = "retracing-shapes"
     summary = "A `tf.function` called with tensors whose shapes change every call traces a new graph each time"
     fix_availability = "sometimes"
+    options = (target_version_option(
+        "Below 2.9 the fix passes `experimental_relax_shapes=True` (`reduce_retracing` does not exist there)."
+    ),)
     purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
 
     what_it_does = """
