@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import fix, lint
+from tflint_perf.config import Settings
 from tflint_perf.engine import parse
 from tflint_perf.rules import all_rules
 
@@ -19,15 +20,16 @@ def test_valid_examples_are_silent(code, index, example):
 
 @pytest.mark.parametrize("code,index,example", INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])
 def test_invalid_examples_fire_and_fix_exactly(code, index, example):
-    diagnostics = lint(example.code, [code])
+    settings = Settings(target_version=example.target_version)
+    diagnostics = lint(example.code, [code], settings=settings)
     assert [d.code for d in diagnostics] == [code] * example.count
-    fixed = fix(example.code, [code], unsafe=example.unsafe)
+    fixed = fix(example.code, [code], unsafe=example.unsafe, settings=settings)
     if example.fixed is None:
         assert fixed == example.code, "a fix was applied where none is expected"
         return
     assert fixed == example.fixed
     parse(fixed)
-    assert fix(fixed, [code], unsafe=example.unsafe) == fixed, "a second --fix changed the file"
+    assert fix(fixed, [code], unsafe=example.unsafe, settings=settings) == fixed, "a second --fix changed the file"
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)

@@ -25,12 +25,14 @@ class Valid:
 @dataclass(frozen=True)
 class Invalid:
     """Code on which the rule must fire; ``fixed`` is the exact text after ``--fix``
-    (with ``--unsafe-fixes`` when ``unsafe`` is set), or None when no fix is expected."""
+    (with ``--unsafe-fixes`` when ``unsafe`` is set), or None when no fix is expected.
+    ``target_version`` runs the example with that ``target-version`` setting (default: none known)."""
 
     code: str
     count: int = 1
     fixed: Optional[str] = None
     unsafe: bool = False
+    target_version: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,127 @@
+"""Deprecated TensorFlow and Keras spellings, their replacements, and the version that introduced each.
+
+One table for TFP401 (tf.data) and TFP402 (functions and Keras). Each entry names the old API by its
+spelled canonical name (``names.spelled_name``: ``tf.data.experimental.AUTOTUNE``), how it is used
+(``form``), the replacement, and the first TensorFlow version that has the replacement. A fix is
+offered only where that version is certain to be there (``replacement_available``): the
+``target-version`` setting or the version inferred from the project's dependency files is at least
+``since``. With no version known, no fix is offered, because the project could run a TensorFlow that
+lacks the replacement, and the message says from which version it exists.
+
+Forms:
+- ``constant``: an attribute used as a value (``tf.data.experimental.AUTOTUNE``); the written
+  spelling's ``old_tail`` becomes ``new_tail``.
+- ``function``: a function called by name; the callee's ``old_tail`` becomes ``new_tail``.
+- ``apply``: a transformation passed to ``Dataset.apply``; ``ds.apply(old(args))`` becomes
+  ``ds.<new_tail>(args)`` (same arguments) or a rule-specific rewrite (``special``).
+- ``keyword``: a keyword argument of a function (``tf.function(experimental_relax_shapes=...)``).
+- ``method``: a Keras model method (``fit_generator``), on a receiver known to be a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+Version = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    old: str  # spelled canonical name (constant, function, apply), `function:keyword`, or `.method`
+    new: str  # the replacement, as a message shows it
+    since: Version  # the first TensorFlow version that has the replacement
+    rule: str
+    form: str
+    old_tail: str = ""  # the end of the written spelling the fix replaces ...
+    new_tail: str = ""  # ... and what it becomes
+    special: str = ""  # a rewrite the rule does itself (arguments change), or "report" for no fix
+
+
+_D = Deprecation
+TABLE: Tuple[Deprecation, ...] = (
+    # TFP401: tf.data
+    _D("tf.data.experimental.AUTOTUNE", "tf.data.AUTOTUNE", (2, 4), "TFP401", "constant",
+       "experimental.AUTOTUNE", "AUTOTUNE"),
+    _D("tf.data.experimental.map_and_batch", "`Dataset.map(f, num_parallel_calls=...)` then `.batch(n, drop_remainder=...)`",
+       (2, 0), "TFP401", "apply", special="map_and_batch"),
+    _D("tf.data.experimental.parallel_interleave", "`Dataset.interleave(f, cycle_length, block_length, num_parallel_calls=..., deterministic=...)`",
+       (2, 2), "TFP401", "apply", special="parallel_interleave"),
+    _D("tf.data.experimental.shuffle_and_repeat", "`Dataset.shuffle(buffer_size, seed=...)` then `.repeat(count)`",
+       (2, 0), "TFP401", "apply", special="shuffle_and_repeat"),
+    _D("tf.data.experimental.unbatch", "`Dataset.unbatch()`", (2, 0), "TFP401", "apply", new_tail="unbatch"),
+    _D("tf.data.experimental.enumerate_dataset", "`Dataset.enumerate()`", (2, 0), "TFP401", "apply", new_tail="enumerate"),
+    _D("tf.data.experimental.ignore_errors", "`Dataset.ignore_errors()`", (2, 12), "TFP401", "apply", new_tail="ignore_errors"),
+    _D("tf.data.experimental.scan", "`Dataset.scan()`", (2, 6), "TFP401", "apply", new_tail="scan"),
+    _D("tf.data.experimental.group_by_window", "`Dataset.group_by_window()`", (2, 6), "TFP401", "apply", new_tail="group_by_window"),
+    _D("tf.data.experimental.take_while", "`Dataset.take_while()`", (2, 7), "TFP401", "apply", new_tail="take_while"),
+    _D("tf.data.experimental.unique", "`Dataset.unique()`", (2, 7), "TFP401", "apply", new_tail="unique"),
+    _D("tf.data.experimental.bucket_by_sequence_length", "`Dataset.bucket_by_sequence_length()`", (2, 7), "TFP401", "apply",
+       new_tail="bucket_by_sequence_length"),
+    _D("tf.data.experimental.rejection_resample", "`Dataset.rejection_resample()`", (2, 7), "TFP401", "apply",
+       new_tail="rejection_resample"),
+    _D("tf.data.experimental.dense_to_ragged_batch", "`Dataset.ragged_batch()`", (2, 12), "TFP401", "apply", new_tail="ragged_batch"),
+    _D("tf.data.experimental.dense_to_sparse_batch", "`Dataset.sparse_batch()`", (2, 12), "TFP401", "apply", new_tail="sparse_batch"),
+    _D("tf.data.experimental.sample_from_datasets", "tf.data.Dataset.sample_from_datasets", (2, 7), "TFP401", "function",
+       "experimental.sample_from_datasets", "Dataset.sample_from_datasets"),
+    _D("tf.data.experimental.choose_from_datasets", "tf.data.Dataset.choose_from_datasets", (2, 7), "TFP401", "function",
+       "experimental.choose_from_datasets", "Dataset.choose_from_datasets"),
+    _D("tf.data.experimental.load", "tf.data.Dataset.load", (2, 10), "TFP401", "function",
+       "experimental.load", "Dataset.load"),
+    _D("tf.data.experimental.Counter", "tf.data.Dataset.counter", (2, 12), "TFP401", "function",
+       "experimental.Counter", "Dataset.counter"),
+    _D("tf.data.experimental.get_single_element", "`Dataset.get_single_element()`", (2, 7), "TFP401", "function", special="report"),
+    _D("tf.data.experimental.save", "`Dataset.save()`", (2, 10), "TFP401", "function", special="report"),
+    # TFP402: functions and Keras
+    _D("tf.py_func", "tf.numpy_function", (1, 14), "TFP402", "function", "py_func", "numpy_function", special="py_func"),
+    _D("tf.function:experimental_relax_shapes", "reduce_retracing", (2, 9), "TFP402", "keyword",
+       "experimental_relax_shapes", "reduce_retracing"),
+    _D("tf.function:experimental_compile", "jit_compile", (2, 5), "TFP402", "keyword", "experimental_compile", "jit_compile"),
+    _D("keras.mixed_precision.experimental.set_policy", "keras.mixed_precision.set_global_policy", (2, 4), "TFP402", "function",
+       "experimental.set_policy", "set_global_policy"),
+    _D("keras.mixed_precision.experimental.global_policy", "keras.mixed_precision.global_policy", (2, 4), "TFP402", "function",
+       "experimental.global_policy", "global_policy"),
+    _D("keras.mixed_precision.experimental.Policy", "keras.mixed_precision.Policy", (2, 4), "TFP402", "function",
+       "experimental.Policy", "Policy", special="policy"),
+    _D("keras.mixed_precision.experimental.LossScaleOptimizer", "keras.mixed_precision.LossScaleOptimizer", (2, 4), "TFP402",
+       "function", "experimental.LossScaleOptimizer", "LossScaleOptimizer", special="loss_scale_optimizer"),
+    _D("tf.train.experimental.enable_mixed_precision_graph_rewrite", "a `mixed_float16` Keras policy and `LossScaleOptimizer`",
+       (2, 4), "TFP402", "function", special="report"),
+    _D(".fit_generator", "fit", (2, 1), "TFP402", "method", "fit_generator", "fit"),
+    _D(".evaluate_generator", "evaluate", (2, 1), "TFP402", "method", "evaluate_generator", "evaluate"),
+    _D(".predict_generator", "predict", (2, 1), "TFP402", "method", "predict_generator", "predict"),
+)
+
+BY_OLD: Dict[str, Deprecation] = {entry.old: entry for entry in TABLE}
+
+
+def lookup(spelled: Optional[str], rule: str) -> Optional[Deprecation]:
+    entry = BY_OLD.get(spelled or "")
+    return entry if entry is not None and entry.rule == rule else None
+
+
+def replacement_available(target_version: Optional[Version], entry: Deprecation) -> bool:
+    """Whether every TensorFlow the project may run has the replacement."""
+    return target_version is not None and target_version >= entry.since
+
+
+def version_note(target_version: Optional[Version], entry: Deprecation) -> str:
+    """What a message adds when the fix is held back for the version."""
+    since = ".".join(map(str, entry.since))
+    if target_version is None:
+        return f" (the replacement exists from TensorFlow {since}; set `target-version` for a fix)"
+    if target_version < entry.since:
+        return f" (the replacement needs TensorFlow {since}; `target-version` is {'.'.join(map(str, target_version))})"
+    return ""
+
+
+def respell(written: str, entry: Deprecation) -> Optional[str]:
+    """The written dotted spelling with the entry's ``old_tail`` replaced by its ``new_tail``, or
+    None when the spelling does not end with it (``from ... import experimental as mp`` hides it)."""
+    if not entry.old_tail:
+        return None
+    if written == entry.old_tail:
+        return None
+    if not written.endswith("." + entry.old_tail):
+        return None
+    return written[: -len(entry.old_tail)] + entry.new_tail
