@@ -16,6 +16,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.module import Binding, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -25,6 +26,11 @@ MODEL_FACTORIES = MODEL_CLASSES | frozenset({
     "keras.models.model_from_json", "keras.models.model_from_config", "keras.models.model_from_yaml",
 })
 _APPLICATIONS = "keras.applications."
+_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
+_CHEAP_LAYERS = frozenset({
+    "Dense", "Dropout", "Flatten", "InputLayer", "Input", "Activation", "ReLU", "BatchNormalization",
+    "LayerNormalization", "Normalization", "Rescaling", "Reshape",
+})
 _MAX_DEPTH = 4
 _DEBUG_WORDS = ("debug", "eager", "__debug__", "verbose", "profil", "test")
 
@@ -82,6 +88,47 @@ class KerasModels:
                 found += self._origins(value, None, Place(1 << 30, ()), (), depth + 1) if not isinstance(value, cst.Name) else [None]
             return found
         return [None]
+
+    def constructor(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                    lambdas: Tuple[cst.Lambda, ...] = ()) -> Optional[cst.Call]:
+        """The one model-constructor call a name is bound to where it is used, else None."""
+        if not isinstance(expr, cst.Name):
+            return None
+        bindings = self.model.reaching(expr.value, scope, place, lambdas)
+        if not bindings or len(bindings) != 1:
+            return None
+        value = bindings[0].value
+        if bindings[0].kind != "assign" or not isinstance(value, cst.Call):
+            return None
+        return value if self.model.call_name(value) in MODEL_CLASSES else None
+
+    def is_small_mlp(self, constructor: cst.Call) -> bool:
+        """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units
+        given as literals, Dropout, normalisation, reshaping): a model whose step costs less than
+        the Python work around it."""
+        if self.model.call_name(constructor) not in _SEQUENTIAL or not constructor.args:
+            return False
+        items = constructor.args[0].value
+        if constructor.args[0].keyword not in (None,) and constructor.args[0].keyword.value != "layers":
+            return False
+        if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > 8:
+            return False
+        layers = self.model.layers
+        for element in items.elements:
+            value = element.value
+            if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
+                return False
+            if self.model.call_name(value) == "keras.Input":
+                continue
+            name = layers.layer_name(value)
+            if name not in _CHEAP_LAYERS:
+                return False
+            if name == "Dense":
+                width = layers.width_expression(value)
+                units = int_literal(width[2]) if width is not None else None
+                if units is None or units > 1024:
+                    return False
+        return True
 
     def _binding_origins(self, binding: Binding, depth: int) -> List[Optional[str]]:
         if binding.kind != "assign" or binding.value is None:
