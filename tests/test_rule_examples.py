@@ -15,7 +15,8 @@ INVALID = [(rule.code, i, example) for rule in all_rules() for i, example in enu
 
 @pytest.mark.parametrize("code,index,example", VALID, ids=[f"{c}-valid-{i}" for c, i, _ in VALID])
 def test_valid_examples_are_silent(code, index, example):
-    assert [d for d in lint(example.code, [code])] == []
+    settings = Settings(target_version=example.target_version)
+    assert [d for d in lint(example.code, [code], settings=settings)] == []
 
 
 @pytest.mark.parametrize("code,index,example", INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])

@@ -6,7 +6,9 @@ spelled canonical name (``names.spelled_name``: ``tf.data.experimental.AUTOTUNE`
 offered only where that version is certain to be there (``replacement_available``): the
 ``target-version`` setting or the version inferred from the project's dependency files is at least
 ``since``. With no version known, no fix is offered, because the project could run a TensorFlow that
-lacks the replacement, and the message says from which version it exists.
+lacks the replacement, and the message says from which version it exists. Nothing is reported where
+the project runs a TensorFlow older than the replacement (``applies``): there the old spelling is
+the only one.
 
 Forms:
 - ``constant``: an attribute used as a value (``tf.data.experimental.AUTOTUNE``); the written
@@ -21,7 +23,12 @@ Forms:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
+
+from tflint_perf.analysis.names import dotted_text
+
+if TYPE_CHECKING:
+    from tflint_perf.analysis.module import ModuleModel
 
 Version = Tuple[int, int]
 
@@ -100,6 +107,35 @@ def lookup(spelled: Optional[str], rule: str) -> Optional[Deprecation]:
     return entry if entry is not None and entry.rule == rule else None
 
 
+# Top-level TensorFlow 1 APIs that TensorFlow 2 removed (kept only under `tf.compat.v1`): a module that
+# calls them through a plain `import tensorflow` is written for TensorFlow 1.
+_TF1_ONLY = ("contrib.", "Session", "InteractiveSession", "placeholder", "logging.", "app.", "gfile.",
+             "enable_eager_execution", "train.Saver", "global_variables_initializer", "variable_scope",
+             "get_variable", "layers.", "losses.sparse_softmax_cross_entropy", "flags.")
+
+
+def written_for_tf1(model: "ModuleModel") -> bool:
+    """The module calls TensorFlow 1 APIs through ``import tensorflow`` (not ``tf.compat.v1``): its
+    project runs a TensorFlow 1 release, which has none of the TensorFlow 2 replacements."""
+    for site in model.calls:
+        text = dotted_text(site.node.func)
+        if text is None or "." not in text:
+            continue
+        root, _, rest = text.partition(".")
+        if model.imports.qualified(root) == "tensorflow" and rest.startswith(_TF1_ONLY):
+            return True
+    return False
+
+
+def applies(target_version: Optional[Version], entry: Deprecation, tf1: bool) -> bool:
+    """Whether the old spelling is deprecated for this project: not when the project runs a TensorFlow
+    older than the replacement (``target-version`` below ``since``, or TensorFlow 1 code and a
+    replacement from 2.0 on), where the old spelling is the only one."""
+    if target_version is not None:
+        return target_version >= entry.since
+    return not (tf1 and entry.since >= (2, 0))
+
+
 def replacement_available(target_version: Optional[Version], entry: Deprecation) -> bool:
     """Whether every TensorFlow the project may run has the replacement."""
     return target_version is not None and target_version >= entry.since
@@ -110,8 +146,6 @@ def version_note(target_version: Optional[Version], entry: Deprecation) -> str:
     since = ".".join(map(str, entry.since))
     if target_version is None:
         return f" (the replacement exists from TensorFlow {since}; set `target-version` for a fix)"
-    if target_version < entry.since:
-        return f" (the replacement needs TensorFlow {since}; `target-version` is {'.'.join(map(str, target_version))})"
     return ""
 
 

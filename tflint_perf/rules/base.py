@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Valid:
-    """Code on which the rule must stay silent."""
+    """Code on which the rule must stay silent (with ``target-version`` set to ``target_version``)."""
 
     code: str
+    target_version: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)

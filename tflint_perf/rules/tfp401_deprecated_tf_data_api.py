@@ -7,7 +7,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import bool_literal, has_star_args
-from tflint_perf.analysis.deprecations import Deprecation, lookup, replacement_available, respell, version_note
+from tflint_perf.analysis.deprecations import Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
@@ -38,6 +38,11 @@ Checks for the `tf.data.experimental` spellings of APIs that now live in `tf.dat
 `rejection_resample`, `dense_to_ragged_batch`, `dense_to_sparse_batch`); and the functions that became
 `tf.data.Dataset` static methods (`sample_from_datasets`, `choose_from_datasets`, `load`, `Counter`;
 `get_single_element` and `save` are reported without a fix).
+
+Nothing is reported where the project runs a TensorFlow that predates the replacement: a
+`target-version` (or inferred version) below it, or, with no version known, a module written for
+TensorFlow 1 (it calls `tf.Session`, `tf.contrib`, `tf.placeholder`, `tf.logging` ... through a plain
+`import tensorflow`) and a replacement from TensorFlow 2. There the experimental spelling is the only one.
 
 Names are resolved through the module's imports (`import tensorflow as tf`,
 `from tensorflow.data import experimental`, `tf.compat.v1`), never by their text. Test files are
@@ -104,6 +109,11 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         Valid("import tensorflow as tf\nfrom mylib import data\nds = ds.apply(data.experimental.map_and_batch(f, 32))\n"),
         Valid("import tensorflow as tf\nclass Opts:\n    AUTOTUNE = -1\nn = Opts.AUTOTUNE\n"),
         Valid("import tensorflow as tf\nAUTOTUNE = tf.data.AUTOTUNE\nds = ds.prefetch(AUTOTUNE)\n"),
+        # TensorFlow 1 code (`tf.Session`, `tf.contrib` through `import tensorflow`): the experimental
+        # spelling is the only one its TensorFlow has.
+        Valid("import tensorflow as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\nsess = tf.Session()\n"),
+        Valid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", target_version=(2, 3)),
+        Valid("import tensorflow as tf\nds = tf.data.experimental.sample_from_datasets([a, b])\n", target_version=(2, 6)),
     )
     invalid = (
         # No TensorFlow version known: reported, no fix (tf.data.AUTOTUNE exists from 2.4).
@@ -112,7 +122,6 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
             _HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n",
             fixed=_HEADER + "ds = ds.prefetch(tf.data.AUTOTUNE)\n", target_version=(2, 15),
         ),
-        Invalid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", fixed=None, target_version=(2, 3)),
         Invalid(
             "import tensorflow as tf\nAUTOTUNE = tf.data.experimental.AUTOTUNE\n",
             fixed="import tensorflow as tf\nAUTOTUNE = tf.data.AUTOTUNE\n", target_version=(2, 15),
@@ -156,9 +165,6 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
             fixed="import tensorflow as tf\nds = tf.data.Dataset.sample_from_datasets([a, b], weights=[0.5, 0.5])\n",
             target_version=(2, 15),
         ),
-        # Introduced in 2.7: no fix for a project on 2.6.
-        Invalid("import tensorflow as tf\nds = tf.data.experimental.sample_from_datasets([a, b])\n", fixed=None,
-                target_version=(2, 6)),
         Invalid("import tensorflow as tf\nx = tf.data.experimental.get_single_element(ds)\n", fixed=None, target_version=(2, 15)),
     )
 
@@ -167,6 +173,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         if is_test_file(context.filename):
             return
         version = context.settings.target_version
+        tf1 = written_for_tf1(model) if version is None else False
         applied: Dict[cst.Call, cst.Call] = {}
         for site in model.calls:
             call = site.node
@@ -175,7 +182,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
                 applied[call.args[0].value] = call
         for site in model.attributes:
             entry = lookup(model.imports.spelled(site.node), self.code)
-            if entry is None or entry.form != "constant":
+            if entry is None or entry.form != "constant" or not applies(version, entry, tf1):
                 continue
             fix = None
             new = respell(dotted_text(site.node) or "", entry)
@@ -185,7 +192,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         for site in model.calls:
             call = site.node
             entry = lookup(model.imports.spelled(call.func), self.code)
-            if entry is None or entry.form not in ("apply", "function"):
+            if entry is None or entry.form not in ("apply", "function") or not applies(version, entry, tf1):
                 continue
             fix = None
             if replacement_available(version, entry) and not has_star_args(call) and entry.special != "report":

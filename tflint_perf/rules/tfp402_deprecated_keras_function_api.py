@@ -3,12 +3,13 @@ mixed-precision API and ``fit_generator`` / ``evaluate_generator`` / ``predict_g
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Optional
 
 import libcst as cst
 
 from tflint_perf.analysis.arguments import has_star_args, keyword_argument
-from tflint_perf.analysis.deprecations import TABLE, Deprecation, lookup, replacement_available, respell, version_note
+from tflint_perf.analysis.deprecations import TABLE, Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.module import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -16,6 +17,7 @@ from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import code_in_block
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
+_STANDALONE = {entry.old: replace(entry, since=(2, 6)) for entry in TABLE if entry.form == "method"}
 _KEYWORDS = {entry.old.split(":")[1]: entry for entry in TABLE if entry.form == "keyword"}
 _METHODS = {entry.old[1:]: entry for entry in TABLE if entry.form == "method"}
 # `fit` keywords that Keras 3 (TensorFlow 2.16 and later) no longer accepts: they moved to `PyDataset`.
@@ -90,8 +92,11 @@ loss scale other than `"dynamic"` are reported without a fix.
 A fix is offered only when every TensorFlow the project may run has the replacement:
 `target-version` (or the version inferred from the project's dependency files) must be at least the
 version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_global_policy`: 2.4;
-`fit` with generators: 2.1; `numpy_function`: 1.14). With no version known, or a standalone
-`keras` whose version the linter cannot know, the finding is reported without a fix.
+`fit` with generators: 2.1; `numpy_function`: 1.14). With no version known the finding is reported
+without a fix. Nothing is reported where the project runs a TensorFlow older than the replacement
+(where the old spelling is the only one), nor, for a standalone `keras` model, unless the project
+runs TensorFlow 2.6 or later (from then on `keras` is the tf.keras release of the same version;
+before, Keras up to 2.3 had no generator-taking `fit`).
 """
     references = (
         "[`tf.numpy_function`](https://www.tensorflow.org/api_docs/python/tf/numpy_function)",
@@ -107,6 +112,11 @@ version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_gl
         # The receiver is a parameter: not known to be a Keras model.
         Valid("import tensorflow as tf\ndef train(model, gen):\n    model.fit_generator(gen, epochs=3)\n"),
         Valid("import tensorflow as tf\nclass Trainer:\n    def fit_generator(self, gen):\n        pass\nTrainer().fit_generator(g)\n"),
+        # Standalone Keras, version unknown: before Keras 2.4 `fit` took no generators.
+        Valid("import keras\nmodel = keras.models.Sequential()\nmodel.fit_generator(gen, epochs=3)\n"),
+        # The project runs TensorFlow 1.7: `py_func` is the only spelling it has.
+        Valid("import tensorflow as tf\nx = tf.py_func(f, [y], tf.float32)\n", target_version=(1, 7)),
+        Valid("import tensorflow as tf\nf = tf.function(g, experimental_relax_shapes=True)\n", target_version=(2, 8)),
         # Not TensorFlow's `function` decorator.
         Valid("import tensorflow as tf\nfrom mylib import function\n@function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"),
     )
@@ -124,9 +134,9 @@ version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_gl
             fixed="import tensorflow as tf\n\nclass Net(tf.keras.Model):\n    pass\n\nnet = Net()\nscores = net.predict(gen, steps=10)\n",
             target_version=(2, 15),
         ),
-        # Standalone Keras: its version is unknown, no fix.
-        Invalid("import keras\nmodel = keras.models.load_model('m.h5')\nmodel.evaluate_generator(gen)\n", fixed=None,
-                target_version=(2, 15)),
+        # Standalone Keras follows TensorFlow's version from 2.6 on.
+        Invalid("import keras\nmodel = keras.models.load_model('m.h5')\nmodel.evaluate_generator(gen)\n",
+                fixed="import keras\nmodel = keras.models.load_model('m.h5')\nmodel.evaluate(gen)\n", target_version=(2, 15)),
         Invalid("import tensorflow as tf\ny = tf.py_func(f, [x], tf.float32, stateful=False)\n",
                 fixed="import tensorflow as tf\ny = tf.numpy_function(f, [x], tf.float32)\n", target_version=(2, 15)),
         Invalid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n",
@@ -136,7 +146,7 @@ version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_gl
             fixed="import tensorflow as tf\n@tf.function(reduce_retracing=True)\ndef f(x):\n    return x\n",
             target_version=(2, 15),
         ),
-        Invalid("import tensorflow as tf\nf = tf.function(g, experimental_relax_shapes=True)\n", fixed=None, target_version=(2, 8)),
+        Invalid("import tensorflow as tf\nf = tf.function(g, experimental_relax_shapes=True)\n", fixed=None),
         Invalid(
             "from tensorflow import keras\nkeras.mixed_precision.experimental.set_policy('mixed_float16')\n",
             fixed="from tensorflow import keras\nkeras.mixed_precision.set_global_policy('mixed_float16')\n",
@@ -157,18 +167,21 @@ version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_gl
         if is_test_file(context.filename):
             return
         version = context.settings.target_version
+        tf1 = written_for_tf1(model) if version is None else False
         for site in model.calls:
             call = site.node
             spelled = model.imports.spelled(call.func)
             entry = lookup(spelled, self.code)
             if entry is not None and entry.form == "function":
+                if not applies(version, entry, tf1):
+                    continue
                 fix = self._function_fix(context, site, entry) if replacement_available(version, entry) else None
                 yield self.finding(self._message(entry, version), call.func, call, fix)
             elif spelled == "tf.function":
                 for arg in call.args:
                     keyword = arg.keyword.value if arg.keyword is not None else None
                     entry = _KEYWORDS.get(keyword or "")
-                    if entry is None:
+                    if entry is None or not applies(version, entry, tf1):
                         continue
                     fix = None
                     if replacement_available(version, entry) and keyword_argument(call, entry.new_tail) is None:
@@ -180,12 +193,14 @@ version that introduced it (`reduce_retracing`: 2.9; `jit_compile`: 2.5; `set_gl
                 origin = model.keras_models.origin(call.func.value, site.function, site.place, site.lambdas)
                 if origin is None:
                     continue  # not known to be a Keras model
-                fix = None
-                note = version_note(version, entry)
                 if origin == "keras":
-                    note = " (standalone Keras: `fit` takes generators from Keras 2.4; no fix, its version is unknown)"
-                elif replacement_available(version, entry):
-                    fix = self._method_fix(call, entry, version)
+                    # Standalone Keras's version follows TensorFlow's only from 2.6 (before, Keras < 2.4's
+                    # `fit` took no generators): silent unless the project runs TensorFlow 2.6 or later.
+                    entry = _STANDALONE[entry.old]
+                if not applies(version, entry, tf1) or (origin == "keras" and version is None):
+                    continue
+                fix = self._method_fix(call, entry, version) if replacement_available(version, entry) else None
+                note = version_note(version, entry)
                 message = (
                     f"`{entry.old_tail}` is deprecated (removed in Keras 3); `{entry.new_tail}` takes generators{note}"
                 )
