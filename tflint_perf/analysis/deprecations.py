@@ -115,8 +115,12 @@ _TF1_ONLY = ("contrib.", "Session", "InteractiveSession", "placeholder", "loggin
 
 
 def written_for_tf1(model: "ModuleModel") -> bool:
-    """The module calls TensorFlow 1 APIs through ``import tensorflow`` (not ``tf.compat.v1``): its
-    project runs a TensorFlow 1 release, which has none of the TensorFlow 2 replacements."""
+    """The module is TensorFlow 1 code: it calls TensorFlow 1 APIs through ``import tensorflow``, or
+    uses TensorFlow as ``import tensorflow.compat.v1 as tf`` or ``compat.v2`` (code kept running on
+    both 1.15 and 2.x: a replacement that 1.15 lacks is no improvement for it). Its project may run a TensorFlow 1 release, which has none
+    of the TensorFlow 2 replacements."""
+    if any(qualified in ("tensorflow.compat.v1", "tensorflow.compat.v2") for qualified in model.imports._bindings.values()):  # noqa: SLF001
+        return True
     for site in model.calls:
         text = dotted_text(site.node.func)
         if text is None or "." not in text:

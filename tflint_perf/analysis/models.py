@@ -202,3 +202,18 @@ def is_debug_guarded(module: cst.Module, place: Place) -> bool:
         if any(word in text for word in _DEBUG_WORDS):
             return True
     return False
+
+
+_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "apply_gradients", "minimize"})
+
+
+def module_trains(model: ModuleModel) -> bool:
+    """The module trains something: it calls ``fit`` / ``train_on_batch`` / ``apply_gradients`` /
+    ``minimize`` or opens a ``tf.GradientTape``. A guide that only demonstrates an API does not."""
+    for site in model.calls:
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_METHODS:
+            return True
+        if model.call_name(site.node) == "tf.GradientTape":
+            return True
+    return False

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_argument
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.models import is_debug_guarded
+from tflint_perf.analysis.models import is_debug_guarded, module_trains
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes import remove_argument, remove_statement
@@ -32,8 +32,10 @@ Only the literal `True` counts: `run_eagerly=False`, `run_eagerly=args.debug` an
 user sets per run are left alone, and so are calls inside `if args.debug:`, `if __debug__:`,
 `if FLAGS.run_eagerly:` and similar guards. `compile` is recognised by its `run_eagerly` keyword in
 a module that imports TensorFlow or Keras; `run_functions_eagerly` through the module's imports.
-Test files (`test_*.py`, `tests/`) and evaluation or inference modules (by their path) are skipped:
-there, eager execution is what the author wants to step through.
+The module must train something (`fit`, `train_on_batch`, `apply_gradients`, `minimize`, a
+`tf.GradientTape`): a guide that only demonstrates the switch is not reported. Test files
+(`test_*.py`, `tests/`) and evaluation or inference modules (by their path) are skipped: there,
+eager execution is what the author wants to step through.
 """
     why_bad = """
 `run_eagerly=True` makes Keras call `train_step` as plain Python for every batch instead of
@@ -81,34 +83,36 @@ are not reported yet.
         Valid("import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse', run_eagerly=args.debug)\n"),
         Valid("import tensorflow as tf\nif args.debug:\n    tf.config.run_functions_eagerly(True)\n"),
         Valid("import tensorflow as tf\nif __debug__:\n    model.compile(loss='mse', run_eagerly=True)\n"),
-        Valid("import tensorflow as tf\ntf.config.run_functions_eagerly(False)\n"),
+        Valid("import tensorflow as tf\ntf.config.run_functions_eagerly(False)\nmodel.fit(x, y)\n"),
+        # A guide showing what the switch does: nothing is trained here.
+        Valid("import tensorflow as tf\ntf.config.run_functions_eagerly(True)\nprint(f(x))\n"),
         # Not TensorFlow's function: resolved through imports, never by its text.
         Valid("import tensorflow as tf\nfrom mylib import config\nconfig.run_functions_eagerly(True)\n"),
         Valid("class Runner:\n    def compile(self, run_eagerly=False):\n        pass\nRunner().compile(run_eagerly=True)\n"),
     )
     invalid = (
         Invalid(
-            "import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse', run_eagerly=True)\n",
-            fixed="import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse')\n",
+            "import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse', run_eagerly=True)\nmodel.fit(x, y)\n",
+            fixed="import tensorflow as tf\nmodel.compile(optimizer='adam', loss='mse')\nmodel.fit(x, y)\n",
         ),
         Invalid(
-            "import tensorflow as tf\nmodel.compile(\n    optimizer='adam',\n    run_eagerly=True,\n    loss='mse',\n)\n",
-            fixed="import tensorflow as tf\nmodel.compile(\n    optimizer='adam',\n    loss='mse',\n)\n",
+            "import tensorflow as tf\nmodel.compile(\n    optimizer='adam',\n    run_eagerly=True,\n    loss='mse',\n)\nmodel.fit(x, y)\n",
+            fixed="import tensorflow as tf\nmodel.compile(\n    optimizer='adam',\n    loss='mse',\n)\nmodel.fit(x, y)\n",
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef train(model):\n    model.compile(\n        optimizer='adam',\n        run_eagerly=True,\n    )\n",
-            fixed="import tensorflow as tf\n\ndef train(model):\n    model.compile(\n        optimizer='adam',\n    )\n",
+            "import tensorflow as tf\n\ndef train(model):\n    model.compile(\n        optimizer='adam',\n        run_eagerly=True,\n    )\n    model.fit(x, y)\n",
+            fixed="import tensorflow as tf\n\ndef train(model):\n    model.compile(\n        optimizer='adam',\n    )\n    model.fit(x, y)\n",
         ),
         Invalid(
             "import tensorflow as tf\ntf.config.run_functions_eagerly(True)\nmodel.fit(ds)\n",
             fixed="import tensorflow as tf\nmodel.fit(ds)\n",
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef setup():\n    tf.config.experimental_run_functions_eagerly(True)\n",
-            fixed="import tensorflow as tf\n\ndef setup():\n    pass\n",
+            "import tensorflow as tf\n\ndef setup():\n    tf.config.experimental_run_functions_eagerly(True)\n\nsetup()\nmodel.fit(x, y)\n",
+            fixed="import tensorflow as tf\n\ndef setup():\n    pass\n\nsetup()\nmodel.fit(x, y)\n",
         ),
         Invalid(
-            "import tensorflow as tf\nok = tf.config.run_functions_eagerly(True) or True\n",
+            "import tensorflow as tf\nok = tf.config.run_functions_eagerly(True) or True\nmodel.fit(x, y)\n",
             fixed=None,
         ),
     )
@@ -117,8 +121,8 @@ are not reported yet.
         model = context.model
         if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
-        if not model.imports.imports_framework:
-            return
+        if not model.imports.imports_framework or not module_trains(model):
+            return  # a guide demonstrating the switch, a helper module: no training to slow down
         for site in model.calls:
             call = site.node
             if has_star_args(call):

@@ -7,6 +7,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import has_star_args, int_literal, keyword_argument
+from tflint_perf.analysis.deprecations import written_for_tf1
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.module import CallSite
 from tflint_perf.analysis.purpose import Purpose
@@ -17,6 +18,7 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 _STEPS = 32  # what the fix passes: the catalog's measured setting
 _SINCE = (2, 4)  # `steps_per_execution` (2.3 called it `experimental_steps_per_execution`)
 _MAX_BATCH = 256
+_PER_BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin", "on_train_batch_end"})
 _MLP = (
     "import tensorflow as tf\n"
     "model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(1)])\n"
@@ -35,7 +37,11 @@ Checks for `Model.compile(...)` without `steps_per_execution` when the model is 
 it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
 (`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`),
 and the same model is `fit` in the same function with a literal `batch_size` of at most 256 or none
-(Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. Models the analysis cannot see whole (functional models, subclasses, loaded
+(Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
+callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
+not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
+`steps_per_execution` (`target-version` below 2.4, or TensorFlow 1 code as TFP401 recognises it).
+Models the analysis cannot see whole (functional models, subclasses, loaded
 models, layers sized by variables) are not reported, nor are test files and evaluation or inference
 modules.
 
@@ -87,6 +93,11 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
 
     valid = (
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y)\n"),
+        # A callback that acts every batch (here: raises the learning rate) must keep running every batch.
+        Valid(_MLP + "class ExpLR(tf.keras.callbacks.Callback):\n    def on_batch_end(self, batch, logs):\n        pass\n"
+              "model.compile(optimizer='sgd', loss='mse')\nlr = ExpLR()\nmodel.fit(x, y, callbacks=[lr])\n"),
+        # TensorFlow 1 code: no `steps_per_execution` there.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n", target_version=(2, 3)),
         # Compiled but never trained here.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.evaluate(x, y)\n"),
         # Large batches: steps are long enough.
@@ -117,6 +128,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         keras = model.keras_models
+        tf1 = written_for_tf1(model)
         for site in model.calls:
             call = site.node
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile") or model.call_name(call) is not None:
@@ -131,6 +143,8 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             if self._small_step_fit(context, site, receiver) is None:
                 continue
             version = context.settings.target_version
+            if (version is not None and version < _SINCE) or (version is None and tf1):
+                continue  # the project's TensorFlow has no `steps_per_execution`
             fix = None
             origin = keras.origin(receiver, site.function, site.place, site.lambdas)
             if origin == "tf.keras" and version is not None and version >= _SINCE:
@@ -144,6 +158,26 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 call.func.attr, call, fix,
             )
 
+    def _per_batch_callbacks(self, context: RuleContext, fit: cst.Call, site: CallSite) -> bool:
+        """``fit(callbacks=[...])`` holds an instance of a same-file class with a per-batch hook
+        (directly, or through a name bound to one); unknown callbacks count as not per-batch."""
+        argument = keyword_argument(fit, "callbacks")
+        if argument is None:
+            return False
+        model = context.model
+        items = argument.value.elements if isinstance(argument.value, (cst.List, cst.Tuple)) else []
+        for element in items:
+            values = [element.value]
+            if isinstance(element.value, cst.Name):
+                bindings = model.reaching(element.value.value, site.function, site.place, site.lambdas) or []
+                values = [b.value for b in bindings if b.value is not None]
+            for value in values:
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                    cls = model.classes.get(value.func.value)
+                    if cls is not None and _PER_BATCH_HOOKS & set(cls.methods):
+                        return True
+        return False
+
     def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression) -> Optional[cst.Call]:
         """A later `<receiver>.fit(...)` in the same function with a small (or the default) batch size."""
         if not isinstance(receiver, cst.Name):
@@ -155,6 +189,8 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
                 continue
+            if self._per_batch_callbacks(context, call, other):
+                return None  # a callback that acts every batch would then act every N batches
             batch = keyword_argument(call, "batch_size")
             fed = [c for c in context.model.pipelines.consumptions if c.node is call and c.role == "fit"]
             if fed:  # a tf.data pipeline: its own `batch(n)` sets the step size

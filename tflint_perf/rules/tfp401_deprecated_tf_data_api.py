@@ -41,8 +41,9 @@ Checks for the `tf.data.experimental` spellings of APIs that now live in `tf.dat
 
 Nothing is reported where the project runs a TensorFlow that predates the replacement: a
 `target-version` (or inferred version) below it, or, with no version known, a module written for
-TensorFlow 1 (it calls `tf.Session`, `tf.contrib`, `tf.placeholder`, `tf.logging` ... through a plain
-`import tensorflow`) and a replacement from TensorFlow 2. There the experimental spelling is the only one.
+TensorFlow 1 (it imports `tensorflow.compat.v1` or `compat.v2`, kept running on 1.15, or calls `tf.Session`, `tf.contrib`,
+`tf.placeholder`, `tf.logging` ... through a plain `import tensorflow`) and a replacement from
+TensorFlow 2. There the experimental spelling is the only one.
 
 Names are resolved through the module's imports (`import tensorflow as tf`,
 `from tensorflow.data import experimental`, `tf.compat.v1`), never by their text. Test files are
@@ -113,6 +114,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         # spelling is the only one its TensorFlow has.
         Valid("import tensorflow as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\nsess = tf.Session()\n"),
         Valid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", target_version=(2, 3)),
+        Valid("import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n"),
         Valid("import tensorflow as tf\nds = tf.data.experimental.sample_from_datasets([a, b])\n", target_version=(2, 6)),
     )
     invalid = (
@@ -121,6 +123,10 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         Invalid(
             _HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n",
             fixed=_HEADER + "ds = ds.prefetch(tf.data.AUTOTUNE)\n", target_version=(2, 15),
+        ),
+        Invalid(
+            "import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n",
+            fixed="import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.AUTOTUNE)\n", target_version=(2, 15),
         ),
         Invalid(
             "import tensorflow as tf\nAUTOTUNE = tf.data.experimental.AUTOTUNE\n",
