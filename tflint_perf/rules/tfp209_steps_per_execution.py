@@ -18,6 +18,7 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 _STEPS = 32  # what the fix passes: the catalog's measured setting
 _SINCE = (2, 4)  # `steps_per_execution` (2.3 called it `experimental_steps_per_execution`)
 _MAX_BATCH = 256
+_MIN_EPOCHS = 3
 _PER_BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin", "on_train_batch_end"})
 _MLP = (
     "import tensorflow as tf\n"
@@ -36,7 +37,8 @@ class StepsPerExecution(Rule):
 Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs
 it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
 (`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`),
-and the same model is `fit` in the same function with a literal `batch_size` of at most 256 or none
+and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
+constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
@@ -92,25 +94,30 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
     )
 
     valid = (
-        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y)\n"),
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y, epochs=10)\n"),
         # A callback that acts every batch (here: raises the learning rate) must keep running every batch.
         Valid(_MLP + "class ExpLR(tf.keras.callbacks.Callback):\n    def on_batch_end(self, batch, logs):\n        pass\n"
-              "model.compile(optimizer='sgd', loss='mse')\nlr = ExpLR()\nmodel.fit(x, y, callbacks=[lr])\n"),
+              "model.compile(optimizer='sgd', loss='mse')\nlr = ExpLR()\nmodel.fit(x, y, epochs=10, callbacks=[lr])\n"),
         # TensorFlow 1 code: no `steps_per_execution` there.
-        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n", target_version=(2, 3)),
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n", target_version=(2, 3)),
+        # The name is bound to another model by the time it is trained.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])\n"
+              "model.compile(optimizer='sgd', loss='mse', steps_per_execution=8)\nmodel.fit(x, y, epochs=10)\n"),
         # Compiled but never trained here.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.evaluate(x, y)\n"),
         # Large batches: steps are long enough.
-        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=4096)\n"),
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=4096, epochs=10)\n"),
         # A pipeline batched in large batches.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8192)\n"
               "model.fit(ds, epochs=3)\n"),
+        # One epoch (the default): a demonstration.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n"),
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
-              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n"),
+              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
         # The model is a parameter: not seen whole.
-        Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y)\n"),
-        Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y)\n"),
+        Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y, epochs=10)\n"),
+        Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
     )
     invalid = (
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
@@ -140,7 +147,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             constructor = keras.constructor(receiver, site.function, site.place, site.lambdas)
             if constructor is None or not keras.is_small_mlp(constructor):
                 continue
-            if self._small_step_fit(context, site, receiver) is None:
+            if self._small_step_fit(context, site, receiver, constructor) is None:
                 continue
             version = context.settings.target_version
             if (version is not None and version < _SINCE) or (version is None and tf1):
@@ -178,8 +185,10 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                         return True
         return False
 
-    def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression) -> Optional[cst.Call]:
-        """A later `<receiver>.fit(...)` in the same function with a small (or the default) batch size."""
+    def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression,
+                        constructor: cst.Call) -> Optional[cst.Call]:
+        """A later `<receiver>.fit(...)` in the same function, on the same model (the name still bound to
+        ``constructor``), with a small (or the default) batch size."""
         if not isinstance(receiver, cst.Name):
             return None
         for other in context.model.calls_in(site.function) if site.function is not None else context.model.calls:
@@ -189,6 +198,12 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
                 continue
+            if context.model.keras_models.constructor(call.func.value, other.function, other.place, other.lambdas) is not constructor:
+                continue  # the name was rebound to another model in between
+            epochs = keyword_argument(call, "epochs")
+            known = context.model.integer_values.integer(epochs.value, other) if epochs is not None else None
+            if known is None or known.value < _MIN_EPOCHS:
+                continue  # one epoch (the default) or two: a demonstration, too short to be worth it
             if self._per_batch_callbacks(context, call, other):
                 return None  # a callback that acts every batch would then act every N batches
             batch = keyword_argument(call, "batch_size")
@@ -201,7 +216,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 continue
             if batch is None:
                 return call
-            size = int_literal(batch.value)
-            if size is not None and size <= _MAX_BATCH:
+            size = context.model.integer_values.integer(batch.value, other)
+            if size is not None and size.value <= _MAX_BATCH:
                 return call
         return None
