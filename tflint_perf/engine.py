@@ -174,8 +174,8 @@ def _location(index: LineIndex, offset: int) -> Location:
 
 
 def _whole_lines(text: str, start: int, end: int):
-    """``text[start:end]`` widened to the whole lines it is on (indentation, a trailing comment and
-    the line break included) when nothing else is on them; else unchanged."""
+    """``text[start:end]`` widened to the whole lines it is on (indentation, a trailing comma and
+    comment, and the line break included) when nothing else is on them; else unchanged."""
     line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
     if text[line_start:start].strip():
         return start, end
@@ -185,6 +185,8 @@ def _whole_lines(text: str, start: int, end: int):
             line_end = index
             break
     rest = text[end:line_end].strip()
+    if rest.startswith(","):  # an argument alone on its line, with its comma
+        rest = rest[1:].strip()
     if rest and not rest.startswith("#"):
         return start, end
     if text.startswith("\r\n", line_end):

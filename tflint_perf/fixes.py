@@ -123,18 +123,22 @@ def code_in_block(model: ModuleModel, node: cst.CSTNode, blocks: Sequence[cst.CS
 
 
 def remove_argument(model: ModuleModel, call: cst.Call, arg: cst.Arg) -> Optional[NodeEdit]:
-    """An edit that drops ``arg`` from ``call``, keeping the call's layout: the argument before a
-    removed last argument takes over its comma and the whitespace before the closing parenthesis."""
+    """An edit that drops ``arg`` from ``call``, keeping the call's layout: an argument alone on its line
+    goes with its line (and its comment); otherwise the call is rebuilt without it, the argument
+    before a removed last one taking over its comma and the whitespace before the parenthesis."""
     site = model.site_of(call)
     if site is None or arg not in call.args:
         return None
     args = list(call.args)
     index = args.index(arg)
+    before = call.whitespace_before_args if index == 0 else args[index - 1].comma
+    before = before.whitespace_after if isinstance(before, cst.Comma) else before
+    after = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
+    if isinstance(before, cst.ParenthesizedWhitespace) and isinstance(after, cst.ParenthesizedWhitespace):
+        return NodeEdit(arg, "delete-line", "")  # alone on its line: the line goes, with its comment
     del args[index]
     if args and index == len(args):
         args[-1] = args[-1].with_changes(comma=arg.comma, whitespace_after_arg=arg.whitespace_after_arg)
-    if not args and isinstance(arg.comma, cst.Comma):
-        pass  # `f(x=1,)` becomes `f()`
     return NodeEdit(call, "replace", code_in_block(model, call.with_changes(args=args), site.place.blocks))
 
 

@@ -104,6 +104,15 @@ are not reported yet.
             fixed="import tensorflow as tf\n\ndef train(model):\n    model.compile(\n        optimizer='adam',\n    )\n    model.fit(x, y)\n",
         ),
         Invalid(
+            "import tensorflow as tf\nmodel.compile(optimizer='adam',\n              metrics=['accuracy'],\n"
+            "              run_eagerly=True)\nmodel.fit(x, y)\n",
+            fixed="import tensorflow as tf\nmodel.compile(optimizer='adam',\n              metrics=['accuracy'])\nmodel.fit(x, y)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\nmodel.compile(\n    run_eagerly=True,  # debugging\n    loss='mse')\nmodel.fit(x, y)\n",
+            fixed="import tensorflow as tf\nmodel.compile(\n    loss='mse')\nmodel.fit(x, y)\n",
+        ),
+        Invalid(
             "import tensorflow as tf\ntf.config.run_functions_eagerly(True)\nmodel.fit(ds)\n",
             fixed="import tensorflow as tf\nmodel.fit(ds)\n",
         ),
