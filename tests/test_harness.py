@@ -28,7 +28,7 @@ from tflint_perf.harness.runner import NEEDS_GPU, After, ScenarioError, derive_a
 from tflint_perf.harness.scenarios import all_scenarios, edit, scenarios_by_code
 from tflint_perf.rules import all_rules, rules_by_code
 
-CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP301", "TFP302"}
+CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP208", "TFP209", "TFP301", "TFP302", "TFP401", "TFP402"}
 VERIFY_FIXTURE = FIXTURES / "pipelines_for_verify.py"
 INSTALL = "pip install 'tflint-perf[bench]'"
 
@@ -277,7 +277,7 @@ def test_bench_progress_goes_to_stderr(quick_bench):
     progress = result.stderr.splitlines()
     total = len([r for r in records if r["equivalence"] == "pass"])
     assert f"[1/{total}] TFP101 missing-prefetch [TF defaults] before: warm-up" in progress
-    assert any(line.startswith(f"[{total}/{total}] TFP202 cond-over-where [TF defaults] after: run 1/1 ")
+    assert any(line.startswith(f"[{total}/{total}] TFP402 deprecated-keras-function-api [TF defaults] after: run 1/1 ")
                for line in progress)
 
 

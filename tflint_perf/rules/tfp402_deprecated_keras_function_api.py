@@ -207,7 +207,8 @@ before, Keras up to 2.3 had no generator-taking `fit`).
                 yield self.finding(message, call.func.attr, call, fix)
 
     def _message(self, entry: Deprecation, version) -> str:
-        return f"`{entry.old}` is deprecated; use `{entry.new}`{version_note(version, entry)}".replace("``", "`")
+        new = entry.new if "`" in entry.new else f"`{entry.new}`"
+        return f"`{entry.old}` is deprecated; use {new}{version_note(version, entry)}"
 
     def _function_fix(self, context: RuleContext, site: CallSite, entry: Deprecation) -> Optional[FixPlan]:
         call = site.node
