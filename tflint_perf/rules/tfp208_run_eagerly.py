@@ -70,7 +70,9 @@ the call is part of a larger expression or shares its line with other statements
 """
     known_problems = """
 `model.run_eagerly = True` (an attribute assignment) and `tf.data.experimental.enable_debug_mode()`
-are not reported yet.
+are not reported yet. A module that switches eager execution on and trains only through an imported
+helper (`trainer.run()`) is not reported: the analysis sees no training in it. A training module
+whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation modules.
 """
     references = (
         "[`keras.Model.compile`: run_eagerly](https://keras.io/api/models/model_training_apis/#compile-method)",
