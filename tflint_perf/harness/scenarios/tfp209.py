@@ -3,11 +3,11 @@
 from tflint_perf.harness.scenarios import Scenario, edit
 
 BEFORE = '''\
-"""A small MLP fit for 4 epochs of 256 batches of 32, one step per call of the train function."""
+"""A small MLP fit for 4 epochs of 1,024 batches of 32, one step per call of the train function."""
 import numpy as np
 import tensorflow as tf
 
-SAMPLES = 8192
+SAMPLES = 32768
 BATCH = 32
 
 
@@ -30,7 +30,7 @@ SCENARIO = Scenario(
     code="TFP209",
     name="steps-per-execution",
     kind="program",
-    title="a 16-64-1 MLP fit for 4 epochs of 256 batches of 32 (1,024 steps)",
+    title="a 16-64-1 MLP fit for 4 epochs of 1,024 batches of 32 (4,096 steps)",
     before=BEFORE,
     after=edit(BEFORE, 'loss="mse")', 'loss="mse", steps_per_execution=32)'),
     fix_safety="none",

@@ -6,7 +6,7 @@ BEFORE = '''\
 """A pipeline written with tf.data.experimental.shuffle_and_repeat and map_and_batch."""
 import tensorflow as tf
 
-RECORDS = 20000
+RECORDS = 100000
 BATCH = 64
 
 
@@ -40,7 +40,7 @@ SCENARIO = Scenario(
     code="TFP401",
     name="deprecated-tf-data-api",
     kind="program",
-    title="20,000 integers shuffled and repeated twice, scaled and batched by 64",
+    title="100,000 integers shuffled and repeated twice, scaled and batched by 64",
     before=BEFORE,
     after=AFTER,
     fix_safety="none",

@@ -7,7 +7,7 @@ BEFORE = '''\
 import numpy as np
 import tensorflow as tf
 
-RECORDS = 2000
+RECORDS = 20000
 
 
 def clip(x):
@@ -25,7 +25,7 @@ SCENARIO = Scenario(
     code="TFP402",
     name="deprecated-keras-function-api",
     kind="program",
-    title="2,000 rows of 16 floats clipped by NumPy inside a Dataset.map",
+    title="20,000 rows of 16 floats clipped by NumPy inside a Dataset.map",
     before=BEFORE,
     after=edit(BEFORE, "tf.compat.v1.py_func(clip, [x], tf.float32)", "tf.numpy_function(clip, [x], tf.float32)"),
     fix_safety="none",
