@@ -319,5 +319,12 @@ def test_rules_off_by_default_need_explicit_selection(monkeypatch):
     monkeypatch.setattr(rule, "default_enabled", False)
     assert "TFP102" not in Settings().selected_codes()
     assert "TFP101" in Settings().selected_codes()
-    assert "TFP102" in Settings(select=["TFP"]).selected_codes()
+    # As ruff's explicit preview rules: a prefix or ALL does not turn such a rule on, its code or name does.
+    assert "TFP102" not in Settings(select=["TFP"]).selected_codes()
+    assert "TFP102" not in Settings(select=["TFP1"]).selected_codes()
+    assert "TFP102" not in Settings(select=["ALL"]).selected_codes()
+    assert "TFP101" in Settings(select=["TFP1"]).selected_codes()
+    assert "TFP102" in Settings(select=["TFP102"]).selected_codes()
+    assert "TFP102" in Settings(select=["sequential-map"]).selected_codes()
     assert "TFP102" in Settings(extend_select=["TFP102"]).selected_codes()
+    assert "TFP102" not in Settings(extend_select=["TFP102"], ignore=["TFP1"]).selected_codes()

@@ -112,6 +112,9 @@ def test_flake8_reports_what_the_cli_reports_for_every_rule_example_and_fixture(
             for index, example in enumerate(examples):
                 write(tmp_path / "examples", f"{rule.code.lower()}_{kind}_{index}.py", example.code)
     shutil.copytree(FIXTURES, tmp_path / "fixtures", ignore=shutil.ignore_patterns("expected"))
+    # Rules off by default are on only when named: both read this from the configuration.
+    named = ", ".join(f'"{rule.code}"' for rule in all_rules() if not rule.default_enabled)
+    (tmp_path / "pyproject.toml").write_text(f"[tool.tflint-perf]\nextend-select = [{named}]\n", encoding="utf-8")
 
     # A file that cannot be decoded or parsed is the CLI's TFP001/TFP002; flake8 reports it itself (E902, E999).
     expected = {f for f in cli_findings("examples", "fixtures", cwd=tmp_path) if f[3] not in INPUT_ERROR_CODES}

@@ -31,6 +31,7 @@ from tflint_perf.rules import all_rules, rules_by_code
 CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP301", "TFP302"}
 CODES |= {"TFP105", "TFP106", "TFP207", "TFP210"}
 CODES |= {"TFP203", "TFP204", "TFP205", "TFP206"}
+CODES |= {"TFP208", "TFP209", "TFP401", "TFP402"}
 VERIFY_FIXTURE = FIXTURES / "pipelines_for_verify.py"
 INSTALL = "pip install 'tflint-perf[bench]'"
 

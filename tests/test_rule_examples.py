@@ -29,7 +29,8 @@ def test_valid_examples_are_silent(code, index, example):
     if find_rule(code).input_error:
         assert input_errors(example.code, code) == []
         return
-    assert [d for d in lint(example.code, [code])] == []
+    settings = Settings(target_version=example.target_version)
+    assert [d for d in lint(example.code, [code], settings=settings)] == []
 
 
 @pytest.mark.parametrize("code,index,example", INVALID, ids=[f"{c}-invalid-{i}" for c, i, _ in INVALID])
@@ -38,15 +39,16 @@ def test_invalid_examples_fire_and_fix_exactly(code, index, example):
         assert input_errors(example.code, code) == [code] * example.count
         assert example.fixed is None
         return
-    diagnostics = lint(example.code, [code])
+    settings = Settings(target_version=example.target_version)
+    diagnostics = lint(example.code, [code], settings=settings)
     assert [d.code for d in diagnostics] == [code] * example.count
-    fixed = fix(example.code, [code], unsafe=example.unsafe)
+    fixed = fix(example.code, [code], unsafe=example.unsafe, settings=settings)
     if example.fixed is None:
         assert fixed == example.code, "a fix was applied where none is expected"
         return
     assert fixed == example.fixed
     parse(fixed)
-    assert fix(fixed, [code], unsafe=example.unsafe) == fixed, "a second --fix changed the file"
+    assert fix(fixed, [code], unsafe=example.unsafe, settings=settings) == fixed, "a second --fix changed the file"
 
 
 @pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)

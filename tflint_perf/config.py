@@ -17,7 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from tflint_perf.rules import all_rules
+from tflint_perf.rules import all_rules, rules_by_code
 from tflint_perf.rules.base import options_of
 from tflint_perf.versions import RELEASED_TENSORFLOW
 
@@ -69,7 +69,7 @@ class Settings:
             {rule.code for rule in all_rules() if rule.default_enabled} if self.select is None else set()
         )
         for selector in list(self.select or []) + list(self.extend_select):
-            codes |= _matching(selector)
+            codes |= _selected_by(selector)
         for selector in self.ignore:
             codes -= _matching(selector)
         return codes
@@ -110,6 +110,19 @@ def _matching(selector: str) -> Set[str]:
         rule.code
         for rule in all_rules()
         if (rule.code.startswith(selector.upper()) and selector[:1].isalpha()) or rule.name == selector
+    }
+
+
+def _selected_by(selector: str) -> Set[str]:
+    """What ``select`` / ``extend-select`` turn on: every matching rule, except that a rule off by
+    default (``Rule.default_enabled = False``) is turned on only when named exactly, by code or by
+    name; a prefix (``TFP2``, ``TFP``) or ``ALL`` leaves it off, as ruff does for preview rules with
+    ``explicit-preview-rules``."""
+    explicit = selector.strip()
+    return {
+        code
+        for code in _matching(selector)
+        if rules_by_code()[code].default_enabled or explicit.upper() == code or explicit == rules_by_code()[code].name
     }
 
 

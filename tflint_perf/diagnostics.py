@@ -16,7 +16,7 @@ class NodeEdit:
     """An edit anchored on a node: insert ``content`` before/after it, or replace it."""
 
     node: cst.CSTNode
-    where: str  # "before" | "after" | "replace"
+    where: str  # "before" | "after" | "replace" | "delete-line" (the node and the rest of its lines, when alone on them)
     content: str
 
 

@@ -190,6 +190,8 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
                     begin = finish = node_end
                 elif edit.where == "before":
                     begin = finish = node_start
+                elif edit.where == "delete-line":
+                    begin, finish = _whole_lines(text, node_start, node_end)
                 else:
                     begin, finish = node_start, node_end
                 edits.append(Edit(begin, finish, edit.content, _location(index, begin), _location(index, finish)))
@@ -218,3 +220,26 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
 def _location(index: LineIndex, offset: int) -> Location:
     row, column = index.position(offset)
     return Location(row, column + 1)
+
+
+def _whole_lines(text: str, start: int, end: int):
+    """``text[start:end]`` widened to the whole lines it is on (indentation, a trailing comma and
+    comment, and the line break included) when nothing else is on them; else unchanged."""
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    if text[line_start:start].strip():
+        return start, end
+    line_end = len(text)
+    for index in range(end, len(text)):
+        if text[index] in "\r\n":
+            line_end = index
+            break
+    rest = text[end:line_end].strip()
+    if rest.startswith(","):  # an argument alone on its line, with its comma
+        rest = rest[1:].strip()
+    if rest and not rest.startswith("#"):
+        return start, end
+    if text.startswith("\r\n", line_end):
+        line_end += 2
+    elif line_end < len(text):
+        line_end += 1
+    return line_start, line_end

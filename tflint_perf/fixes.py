@@ -120,3 +120,45 @@ def code_in_block(model: ModuleModel, node: cst.CSTNode, blocks: Sequence[cst.CS
     text = model.module.code_for_node(cst.IndentedBlock(body=[statement], indent=indent))
     newline = model.module.default_newline
     return text[len(newline) + len(indent): -len(newline)]
+
+
+def remove_argument(model: ModuleModel, call: cst.Call, arg: cst.Arg) -> Optional[NodeEdit]:
+    """An edit that drops ``arg`` from ``call``, keeping the call's layout: an argument alone on its line
+    goes with its line (and its comment); otherwise the call is rebuilt without it, the argument
+    before a removed last one taking over its comma and the whitespace before the parenthesis."""
+    site = model.site_of(call)
+    if site is None or arg not in call.args:
+        return None
+    args = list(call.args)
+    index = args.index(arg)
+    before = call.whitespace_before_args if index == 0 else args[index - 1].comma
+    before = before.whitespace_after if isinstance(before, cst.Comma) else before
+    after = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
+    if isinstance(before, cst.ParenthesizedWhitespace) and isinstance(after, cst.ParenthesizedWhitespace):
+        return NodeEdit(arg, "delete-line", "")  # alone on its line: the line goes, with its comment
+    del args[index]
+    if args and index == len(args):
+        args[-1] = args[-1].with_changes(comma=arg.comma, whitespace_after_arg=arg.whitespace_after_arg)
+    return NodeEdit(call, "replace", code_in_block(model, call.with_changes(args=args), site.place.blocks))
+
+
+def remove_statement(model: ModuleModel, call: cst.Call) -> Optional[NodeEdit]:
+    """An edit that removes the expression statement ``call`` is, or None when it is not one.
+
+    A statement alone on its line goes with its line; the only statement of a block becomes
+    ``pass``; a statement sharing its line with others (``a; f()``) is not removed.
+    """
+    site = model.site_of(call)
+    line = site.statement if site is not None else None
+    if line is None or len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if not isinstance(small, cst.Expr) or small.value is not call:
+        return None
+    blocks = site.place.blocks
+    siblings = blocks[-1].body if blocks and isinstance(blocks[-1], cst.IndentedBlock) else None
+    if siblings is not None and len(siblings) == 1:
+        return NodeEdit(small, "replace", "pass")
+    if not blocks and len(model.module.body) == 1:
+        return NodeEdit(small, "replace", "pass")
+    return NodeEdit(line, "delete-line", "")

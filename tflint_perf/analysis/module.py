@@ -113,8 +113,13 @@ class CallSite:
     statement: Optional[cst.SimpleStatementLine] = None
 
 
+# Attributes recorded where they are used (not only called): `tf.data.experimental.AUTOTUNE`.
+NOTED_ATTRIBUTES = frozenset({"AUTOTUNE"})
+
+
 class _Collector(cst.CSTVisitor):
     def __init__(self) -> None:
+        self.attributes: List[CallSite] = []
         self.imports = ImportTable()
         self.functions: List[FunctionInfo] = []
         self.module_functions: Dict[str, FunctionInfo] = {}
@@ -262,6 +267,13 @@ class _Collector(cst.CSTVisitor):
             CallSite(node, function, tuple(self._loop_stack[-1]), tuple(self._lambda_stack), self._place(), self._line)
         )
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in NOTED_ATTRIBUTES:
+            self.attributes.append(
+                CallSite(node, self._current_function(), tuple(self._loop_stack[-1]), tuple(self._lambda_stack),  # type: ignore[arg-type]
+                         self._place(), self._line)
+            )
+
     def visit_Return(self, node: cst.Return) -> None:
         function = self._current_function()
         if function is not None:
@@ -392,6 +404,9 @@ class ModuleModel:
             (f.parent, f.name): f for f in self.functions if f.parent is not None
         }
         self._site_by_call: Dict[cst.Call, CallSite] = {site.node: site for site in self.calls}
+        # Uses of the attributes in NOTED_ATTRIBUTES, recorded like calls (their `node` is the Attribute).
+        self.attributes = collector.attributes
+        self._site_by_call.update({site.node: site for site in self.attributes})  # type: ignore[misc]
         self.calls_in_function: Dict[Optional[FunctionInfo], List[CallSite]] = {}
         self.calls_in_lambda: Dict[cst.Lambda, List[CallSite]] = {}
         for site in self.calls:
@@ -490,6 +505,12 @@ class ModuleModel:
         return PipelineAnalysis(self)
 
     @cached_property
+    def keras_models(self) -> "KerasOrigins":
+        from tflint_perf.analysis.keras_origin import KerasOrigins
+
+        return KerasOrigins(self)
+
+    @cached_property
     def dataset_options(self) -> "DatasetOptions":
         from tflint_perf.analysis.dataset_options import dataset_options
 
@@ -568,4 +589,5 @@ if False:  # pragma: no cover - imports for type checkers only
     from tflint_perf.analysis.effects import EffectAnalysis
     from tflint_perf.analysis.hotpaths import HotPaths
     from tflint_perf.analysis.layers import LayerAnalysis
+    from tflint_perf.analysis.keras_origin import KerasOrigins
     from tflint_perf.analysis.pipelines import PipelineAnalysis

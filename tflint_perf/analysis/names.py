@@ -69,6 +69,14 @@ FRAMEWORK_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_data
 @lru_cache(maxsize=4096)  # a pure function of the string, asked for again and again
 def canonical_name(qualified: str) -> str:
     """Reduce a fully qualified dotted name to its canonical TensorFlow/Keras spelling."""
+    return _MOVED.get(spelled_name(qualified), spelled_name(qualified))
+
+
+@lru_cache(maxsize=4096)
+def spelled_name(qualified: str) -> str:
+    """The canonical spelling of the name as written, before moved APIs are mapped to their new
+    homes: ``tf.data.experimental.AUTOTUNE`` stays itself (``canonical_name`` gives ``tf.data.AUTOTUNE``).
+    Rules about deprecated spellings ask this."""
     name = _EXACT.get(qualified)
     if name is None:
         name = qualified
@@ -79,7 +87,7 @@ def canonical_name(qualified: str) -> str:
     for prefix, replacement in _MOVED_PREFIXES:
         if name.startswith(prefix):
             name = replacement + name[len(prefix):]
-    return _MOVED.get(name, name)
+    return name
 
 
 def dotted_text(node: cst.BaseExpression) -> Optional[str]:
@@ -193,6 +201,17 @@ class ImportTable:
         if qualified is None:
             return None
         return canonical_name(f"{qualified}.{rest}" if rest else qualified)
+
+    def spelled(self, node: cst.BaseExpression) -> Optional[str]:
+        """``spelled_name`` of a Name/Attribute chain rooted at an import, else None."""
+        text = dotted_text(node)
+        if text is None:
+            return None
+        root, _, rest = text.partition(".")
+        qualified = self._bindings.get(root)
+        if qualified is None:
+            return None
+        return spelled_name(f"{qualified}.{rest}" if rest else qualified)
 
     def alias_for(self, canonical: str) -> Optional[str]:
         """A local spelling that resolves to ``canonical`` (e.g. ``tf`` for ``tf``), if one exists."""

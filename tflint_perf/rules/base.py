@@ -19,20 +19,23 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Valid:
-    """Code on which the rule must stay silent."""
+    """Code on which the rule must stay silent (with ``target-version`` set to ``target_version``)."""
 
     code: str
+    target_version: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)
 class Invalid:
     """Code on which the rule must fire; ``fixed`` is the exact text after ``--fix``
-    (with ``--unsafe-fixes`` when ``unsafe`` is set), or None when no fix is expected."""
+    (with ``--unsafe-fixes`` when ``unsafe`` is set), or None when no fix is expected.
+    ``target_version`` runs the example with that ``target-version`` setting (default: none known)."""
 
     code: str
     count: int = 1
     fixed: Optional[str] = None
     unsafe: bool = False
+    target_version: Optional[Tuple[int, int]] = None
 
 
 @dataclass(frozen=True)

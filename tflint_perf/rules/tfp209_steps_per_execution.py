@@ -1,0 +1,222 @@
+"""TFP209 steps-per-execution: ``compile()`` without ``steps_per_execution`` for a small model trained in many small steps."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import has_star_args, int_literal, keyword_argument
+from tflint_perf.analysis.deprecations import written_for_tf1
+from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan
+from tflint_perf.fixes import add_keyword_argument
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+
+_STEPS = 32  # what the fix passes: the catalog's measured setting
+_SINCE = (2, 4)  # `steps_per_execution` (2.3 called it `experimental_steps_per_execution`)
+_MAX_BATCH = 256
+_MIN_EPOCHS = 3
+_PER_BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin", "on_train_batch_end"})
+_MLP = (
+    "import tensorflow as tf\n"
+    "model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(1)])\n"
+)
+
+
+class StepsPerExecution(Rule):
+    code = "TFP209"
+    name = "steps-per-execution"
+    summary = "`compile()` without `steps_per_execution` for a small model trained in many small steps (off by default)"
+    fix_availability = "sometimes"
+    default_enabled = False
+
+    what_it_does = """
+Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs
+it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
+(`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`),
+and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
+constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
+(Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
+callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
+not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
+`steps_per_execution` (`target-version` below 2.4, or TensorFlow 1 code as TFP401 recognises it).
+Models the analysis cannot see whole (functional models, subclasses, loaded
+models, layers sized by variables) are not reported, nor are test files and evaluation or inference
+modules.
+
+**Off by default.** Whether it pays depends on the model and the hardware, and the fix changes how
+often per-batch callbacks run. Enable it by naming it: `--select TFP209`, `--extend-select TFP209`
+or `extend-select = ["TFP209"]`; a prefix (`TFP2`, `TFP`) or `ALL` does not enable it (as ruff's
+explicit preview rules).
+"""
+    why_bad = """
+By default `fit` returns to Python after every batch: it calls the compiled train function once per
+step, updates the progress bar and the callbacks, and checks for the end of the epoch. For a small
+model that host work costs as much as the step itself, and on a GPU or TPU the device idles between
+steps. `steps_per_execution=N` runs N steps inside one call of the compiled function. The Keras
+documentation: it "can greatly improve performance on TPUs or small models with a large Python
+overhead". Measured on a 2-core CPU, an MLP trained for 1,024 steps of batch 32: 1.30 s with 1 step
+per execution, 0.44 s with 32 (3.0x).
+
+It pays when a step is short: small dense models, small batches, TPUs. It does not pay for large
+models (convolutional networks, transformers, large batches), whose steps take milliseconds and
+hide the host work already; that is why the rule looks only at small Sequential MLPs.
+"""
+    example = """
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(x, y, batch_size=32, epochs=10)
+"""
+    use_instead = """
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse", steps_per_execution=32)
+model.fit(x, y, batch_size=32, epochs=10)
+"""
+    fix_safety = """
+The fix adds `steps_per_execution=32` and is **unsafe** (applied with `--unsafe-fixes`): the
+optimisation is the same, but per-batch callbacks (`on_train_batch_begin` / `_end`, the progress
+bar, `TensorBoard(update_freq="batch")`, a `ModelCheckpoint` saving every N batches, early stopping
+inside an epoch) then run only every 32 batches, and the last execution of an epoch may run fewer
+steps. It is offered only when `target-version` (or the inferred version) is 2.4 or later, where
+`steps_per_execution` exists, and only for `tf.keras` models.
+"""
+    references = (
+        "[`keras.Model.compile`: steps_per_execution](https://keras.io/api/models/model_training_apis/#compile-method)",
+        "[Optimize TensorFlow GPU performance: analyze gaps between steps]"
+        "(https://www.tensorflow.org/guide/gpu_performance_analysis)",
+    )
+
+    valid = (
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y, epochs=10)\n"),
+        # A callback that acts every batch (here: raises the learning rate) must keep running every batch.
+        Valid(_MLP + "class ExpLR(tf.keras.callbacks.Callback):\n    def on_batch_end(self, batch, logs):\n        pass\n"
+              "model.compile(optimizer='sgd', loss='mse')\nlr = ExpLR()\nmodel.fit(x, y, epochs=10, callbacks=[lr])\n"),
+        # TensorFlow 1 code: no `steps_per_execution` there.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n", target_version=(2, 3)),
+        # The name is bound to another model by the time it is trained.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])\n"
+              "model.compile(optimizer='sgd', loss='mse', steps_per_execution=8)\nmodel.fit(x, y, epochs=10)\n"),
+        # Compiled but never trained here.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.evaluate(x, y)\n"),
+        # Large batches: steps are long enough.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=4096, epochs=10)\n"),
+        # A pipeline batched in large batches.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8192)\n"
+              "model.fit(ds, epochs=3)\n"),
+        # One epoch (the default): a demonstration.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n"),
+        # Not a small model.
+        Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
+              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # The model is a parameter: not seen whole.
+        Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y, epochs=10)\n"),
+        Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
+    )
+    invalid = (
+        Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
+                "model.fit(ds, epochs=3)\n"),
+        Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n", fixed=None),
+        Invalid(
+            _MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n",
+            fixed=_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y, batch_size=32, epochs=10)\n",
+            unsafe=True, target_version=(2, 15),
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        model = context.model
+        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return
+        keras = model.keras_models
+        tf1 = written_for_tf1(model)
+        for site in model.calls:
+            call = site.node
+            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile") or model.call_name(call) is not None:
+                continue
+            if has_star_args(call) or any(keyword_argument(call, key) is not None
+                                          for key in ("steps_per_execution", "experimental_steps_per_execution")):
+                continue
+            receiver = call.func.value
+            constructor = keras.constructor(receiver, site.function, site.place, site.lambdas)
+            if constructor is None or not keras.is_small_mlp(constructor):
+                continue
+            if self._small_step_fit(context, site, receiver, constructor) is None:
+                continue
+            version = context.settings.target_version
+            if (version is not None and version < _SINCE) or (version is None and tf1):
+                continue  # the project's TensorFlow has no `steps_per_execution`
+            fix = None
+            origin = keras.origin(receiver, site.function, site.place, site.lambdas)
+            if origin == "tf.keras" and version is not None and version >= _SINCE:
+                edit = add_keyword_argument(call, "steps_per_execution", str(_STEPS))
+                if edit is not None:
+                    fix = FixPlan(UNSAFE, f"Pass `steps_per_execution={_STEPS}` (per-batch callbacks then run every {_STEPS} batches)",
+                                  (edit,))
+            yield self.finding(
+                "`compile()` without `steps_per_execution` for a small model trained in small steps: `fit` returns "
+                "to Python after every batch; several steps per call cut that overhead",
+                call.func.attr, call, fix,
+            )
+
+    def _per_batch_callbacks(self, context: RuleContext, fit: cst.Call, site: CallSite) -> bool:
+        """``fit(callbacks=[...])`` holds an instance of a same-file class with a per-batch hook
+        (directly, or through a name bound to one); unknown callbacks count as not per-batch."""
+        argument = keyword_argument(fit, "callbacks")
+        if argument is None:
+            return False
+        model = context.model
+        items = argument.value.elements if isinstance(argument.value, (cst.List, cst.Tuple)) else []
+        for element in items:
+            values = [element.value]
+            if isinstance(element.value, cst.Name):
+                bindings = model.reaching(element.value.value, site.function, site.place, site.lambdas) or []
+                values = [b.value for b in bindings if b.value is not None]
+            for value in values:
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                    cls = model.classes.get(value.func.value)
+                    if cls is not None and _PER_BATCH_HOOKS & set(cls.methods):
+                        return True
+        return False
+
+    def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression,
+                        constructor: cst.Call) -> Optional[cst.Call]:
+        """A later `<receiver>.fit(...)` in the same function, on the same model (the name still bound to
+        ``constructor``), with a small (or the default) batch size."""
+        if not isinstance(receiver, cst.Name):
+            return None
+        for other in context.model.calls_in(site.function) if site.function is not None else context.model.calls:
+            call = other.node
+            if other.function is not site.function or other.place.order <= site.place.order:
+                continue
+            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
+                continue
+            if context.model.keras_models.constructor(call.func.value, other.function, other.place, other.lambdas) is not constructor:
+                continue  # the name was rebound to another model in between
+            epochs = keyword_argument(call, "epochs")
+            known = context.model.integer_values.integer(epochs.value, other) if epochs is not None else None
+            if known is None or known.value < _MIN_EPOCHS:
+                continue  # one epoch (the default) or two: a demonstration, too short to be worth it
+            if self._per_batch_callbacks(context, call, other):
+                return None  # a callback that acts every batch would then act every N batches
+            batch = keyword_argument(call, "batch_size")
+            fed = [c for c in context.model.pipelines.consumptions if c.node is call and c.role == "fit"]
+            if fed:  # a tf.data pipeline: its own `batch(n)` sets the step size
+                sizes = [int_literal(op.call.args[0].value) if op.call.args else None
+                         for c in fed for state in c.states for op in state.ops if op.name == "batch"]
+                if sizes and all(size is not None and size <= _MAX_BATCH for size in sizes):
+                    return call
+                continue
+            if batch is None:
+                return call
+            size = context.model.integer_values.integer(batch.value, other)
+            if size is not None and size.value <= _MAX_BATCH:
+                return call
+        return None
