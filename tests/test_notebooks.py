@@ -121,7 +121,7 @@ EXPECTED_FIXES = {
         2: "%load_ext tensorboard\n"
         "features = np.random.rand(1000, 10).astype('float32')\n"
         "dataset = tf.data.Dataset.from_tensor_slices(features)\n"
-        "dataset = dataset.map(lambda x: x * 2, num_parallel_calls=tf.data.experimental.AUTOTUNE)"
+        "dataset = dataset.map(\n    lambda x: x * 2,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)"
         ".batch(32).repeat().prefetch(tf.data.experimental.AUTOTUNE)",
     },
     "colab_style.ipynb": {
