@@ -110,6 +110,24 @@ def test_keyword_goes_under_arguments_written_one_per_line():
     """)
 
 
+def test_keyword_after_a_trailing_comma_leaves_the_comment_on_its_line():
+    source = """\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8)
+        ds = ds.map(
+            lambda x: x * 2,  # double
+        )
+    """
+    assert fixed(source, ["TFP102"]) == dedent("""\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8)
+        ds = ds.map(
+            lambda x: x * 2,  # double
+            num_parallel_calls=tf.data.AUTOTUNE,
+        )
+    """)
+
+
 def test_long_map_call_is_broken_inside_its_parentheses():
     source = """\
         import tensorflow as tf

@@ -80,7 +80,10 @@ def add_keyword_argument(call: cst.Call, keyword: str, value: str) -> Optional[N
     else:
         before_last = call.whitespace_before_args
     if isinstance(before_last, cst.ParenthesizedWhitespace):
-        return NodeEdit(call.args[-1].value, "after", f",\n{keyword}={value}", indented=True)
+        last = call.args[-1]
+        if isinstance(last.comma, cst.Comma):  # after the trailing comma, and any comment ending its line
+            return NodeEdit(last.comma, "after", f"\n{keyword}={value},", indented=True)
+        return NodeEdit(last.value, "after", f",\n{keyword}={value}", indented=True)
     return NodeEdit(call.args[-1].value, "after", f", {keyword}={value}")
 
 
