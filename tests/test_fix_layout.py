@@ -292,24 +292,30 @@ def test_cond_aligned_under_its_bracket_is_realigned_when_it_does_not_fit_one_li
     source = """\
         import tensorflow as tf
 
-        def clip(image, label):
-            image = tf.compat.v1.cond(tf.reduce_max(image) > 1.0,
-                                      true_fn=lambda: tf.minimum(image, 1.0) * 0.5 + 0.25,
-                                      false_fn=lambda: tf.maximum(image, -1.0) * 0.5)
-            return image, label
 
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).map(clip)
+        def clip_one(image):
+            return tf.compat.v1.cond(tf.reduce_max(image) > 1.0,
+                                     true_fn=lambda: tf.minimum(image, 1.0) * 0.5 + 0.25,
+                                     false_fn=lambda: tf.maximum(image, -1.0) * 0.5)
+
+
+        @tf.function
+        def clip(images):
+            return tf.map_fn(clip_one, images)
     """
     assert fixed(source, ["TFP202"], unsafe=True) == dedent("""\
         import tensorflow as tf
 
-        def clip(image, label):
-            image = tf.where(tf.reduce_max(image) > 1.0,
-                             tf.minimum(image, 1.0) * 0.5 + 0.25,
-                             tf.maximum(image, -1.0) * 0.5)
-            return image, label
 
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).map(clip)
+        def clip_one(image):
+            return tf.where(tf.reduce_max(image) > 1.0,
+                            tf.minimum(image, 1.0) * 0.5 + 0.25,
+                            tf.maximum(image, -1.0) * 0.5)
+
+
+        @tf.function
+        def clip(images):
+            return tf.map_fn(clip_one, images)
     """)
 
 
