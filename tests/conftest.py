@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import pytest
 
@@ -28,15 +28,16 @@ def fix(source: str, codes: Optional[List[str]] = None, unsafe: bool = False, se
     return outcome.text
 
 
-def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
-    """The real command line, in a subprocess."""
+def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None,
+            env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    """The real command line, in a subprocess (colour off unless ``env`` says otherwise)."""
     return subprocess.run(
         [sys.executable, "-m", "tflint_perf", *args],
         cwd=cwd,
         input=stdin,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)},
+        env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO), **(env or {})},
     )
 
 

@@ -214,19 +214,20 @@ def test_gitignore_is_honoured(project):
 @pytest.mark.parametrize(
     "name,content,message",
     [
-        ("syntax.py", b"import tensorflow as tf\ndef broken(:\n", "syntax.py: error: syntax error at line 2"),
-        ("bytes.py", b"import tensorflow as tf\nx = '\xff\xfe'\n", "bytes.py: error: cannot decode the file as utf-8"),
-        ("cookie.py", b"# -*- coding: klingon -*-\nimport tensorflow\n", "cookie.py: error: cannot determine the file's encoding"),
+        ("syntax.py", b"import tensorflow as tf\ndef broken(:\n", "syntax.py:2:12: TFP002 SyntaxError: invalid syntax"),
+        ("bytes.py", b"import tensorflow as tf\nx = '\xff\xfe'\n", "bytes.py:2:6: TFP001 cannot decode the file as utf-8"),
+        ("cookie.py", b"# -*- coding: klingon -*-\nimport tensorflow\n",
+         "cookie.py:1:1: TFP001 cannot determine the file's encoding"),
     ],
 )
-def test_bad_input_is_one_line_and_other_files_are_still_checked(project, name, content, message):
+def test_bad_input_is_one_finding_and_other_files_are_still_checked(project, name, content, message):
     (project / name).write_bytes(content)
     result = run_cli("check", name, "bad.py", cwd=project)
     assert result.returncode == 1
-    assert [line for line in result.stderr.splitlines() if line.startswith(name)] == [
-        next(line for line in result.stderr.splitlines() if line.startswith(message))
-    ]
-    assert "bad.py:2:31: TFP101" in result.stdout
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(name)]
+    assert line.startswith(message)
+    assert "bad.py:2:31: TFP101" in result.stdout and "Found 2 errors." in result.stdout
+    assert result.stderr == ""
     assert "Traceback" not in result.stderr
 
 
@@ -239,7 +240,10 @@ def test_bad_input_is_left_untouched_by_fix(project):
 
 def test_missing_path(project):
     result = run_cli("check", "nowhere.py", "good.py", cwd=project)
-    assert result.returncode == 1 and "nowhere.py: error: no such file or directory" in result.stderr
+    assert result.returncode == 1 and "nowhere.py:1:1: TFP001 no such file or directory" in result.stdout
+    # Not selected, a missing path is still not silently passed over.
+    ignored = run_cli("check", "--ignore", "TFP001", "nowhere.py", "good.py", cwd=project)
+    assert ignored.returncode == 1 and "nowhere.py: error: no such file or directory" in ignored.stderr
 
 
 def test_empty_file_gets_a_note_and_is_clean(project):
@@ -263,7 +267,7 @@ def test_unreadable_file_is_reported(project, monkeypatch, capsys):
     monkeypatch.setattr(Path, "read_bytes", deny)
     monkeypatch.chdir(project)
     assert cli.main(["check", "bad.py", "good.py"]) == 1
-    assert "bad.py: error: cannot read file: Permission denied" in capsys.readouterr().err
+    assert "bad.py:1:1: TFP001 cannot read file: Permission denied" in capsys.readouterr().out
 
 
 def test_stdin(project):
@@ -275,7 +279,7 @@ def test_stdin(project):
 
 def test_statistics(project):
     out = run_cli("check", "--statistics", "bad.py", cwd=project).stdout
-    assert "    1\tTFP101\t[*] missing-prefetch" in out
+    assert out == "1\tTFP101\t[*] missing-prefetch\n"  # only the table, as ruff prints it
 
 
 def test_show_fixes(project):

@@ -87,7 +87,7 @@ def newline_counts(data: bytes) -> Dict[str, int]:
 def check_fix_is_sound(data: bytes) -> FileResult:
     """Run ``--fix --unsafe-fixes`` on ``data`` in-process and check every invariant; the result."""
     result = run(data)
-    if result.errors:
+    if result.errors or result.input_errors:
         assert result.fixed_text is None, "a file with an error must be left as it was"
     if result.fixed_text is None:
         return result
@@ -103,7 +103,7 @@ def check_fix_is_sound(data: bytes) -> FileResult:
         assert all(after[kind] == 0 for kind, count in before.items() if count == 0), "a new line-ending style"
     again = run(fixed)
     assert again.fixed_text is None, "a second --fix changed the file"
-    assert not again.errors
+    assert not again.errors and not again.input_errors
     return result
 
 
@@ -252,7 +252,7 @@ def test_nul_bytes_are_an_input_error(path, where):
     data = path.read_bytes()
     at = {"start": 0, "middle": len(data) // 2, "end": len(data)}[where]
     result = check_fix_is_sound(data[:at] + b"\x00" + data[at:])
-    assert result.errors and result.fixed_text is None
+    assert result.input_errors and result.fixed_text is None
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES[:1], ids=lambda p: p.name)
@@ -261,7 +261,7 @@ def test_very_long_lines(path):
     numbers = "[" + ", ".join(str(i) for i in range(20_000)) + "]"  # one line of 110 kB
     data = path.read_bytes() + f"\nTABLE = {numbers}\nBLOB = '{'x' * 1_000_000}'\n".encode()
     result = check_fix_is_sound(data)
-    assert not result.errors and result.fixed_text is not None
+    assert not result.input_errors and result.fixed_text is not None
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
@@ -270,7 +270,7 @@ def test_deep_nesting_inserted(path):
     valid = check_fix_is_sound(data + b"\nx = " + b"(" * 150 + b"1" + b")" * 150 + b"\n")
     assert valid.fixed_text is not None
     too_deep = check_fix_is_sound(data + b"\nx = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n")
-    assert too_deep.errors == [f"expressions nested more than {MAX_NESTING} levels deep; skipped"]
+    assert [d.message for d in too_deep.input_errors] == [f"expressions nested more than {MAX_NESTING} levels deep; skipped"]
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES[:1], ids=lambda p: p.name)
@@ -278,7 +278,7 @@ def test_a_10_mb_file(path):
     data = path.read_bytes()
     padded = data + b"\n" + b"VALUES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" * (10 * 1024 * 1024 // 41)
     result = check_fix_is_sound(padded)
-    assert result.errors and "file is larger than 2 MiB of source" in result.errors[0]
+    assert result.input_errors and "file is larger than 2 MiB of source" in result.input_errors[0].message
 
 
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def test_a_10_mb_file(path):
 )
 def test_empty_whitespace_and_tiny_files(data):
     result = check_fix_is_sound(data)
-    assert not result.errors and result.fixed_text is None
+    assert not result.errors and not result.input_errors and result.fixed_text is None
 
 
 @pytest.mark.parametrize(
@@ -307,7 +307,8 @@ def test_empty_whitespace_and_tiny_files(data):
 )
 def test_python2_leftovers_and_broken_code_are_input_errors(source):
     result = check_fix_is_sound(source.encode())
-    assert result.errors and result.errors[0].startswith("syntax error at line")
+    assert [d.code for d in result.input_errors] == ["TFP002"]
+    assert result.input_errors[0].message.startswith("SyntaxError: ")
 
 
 @pytest.mark.parametrize(
@@ -323,9 +324,10 @@ def test_a_syntax_error_says_where(source, message):
     # LibCST puts tokenizer errors at line 1, column 1; the place and message come from Python's own
     # parser (before 3.10 it words and places end-of-file errors differently: only the line is checked).
     result = check_fix_is_sound(source.encode())
-    assert len(result.errors) == 1
+    (error,) = result.input_errors
     expected = message if sys.version_info >= (3, 10) else message.split(",")[0] + ","
-    assert result.errors[0].startswith(f"syntax error at {expected}")
+    said = f"line {error.location.row}, column {error.location.column}: {error.message.removeprefix('SyntaxError: ')}"
+    assert error.code == "TFP002" and said.startswith(expected)
 
 
 @pytest.mark.parametrize(
@@ -339,7 +341,8 @@ def test_a_syntax_error_says_where(source, message):
 )
 def test_undecodable_files_are_input_errors(data, message):
     result = check_fix_is_sound(data)
-    assert result.errors and result.errors[0].startswith(message)
+    assert [d.code for d in result.input_errors] == ["TFP001"]
+    assert result.input_errors[0].message.startswith(message)
 
 
 # -- the same through the real command line --------------------------------------------------------
@@ -382,7 +385,7 @@ def test_every_mutation_through_the_command_line(tmp_path):
                 assert compiles(after_first[name]), name
     for broken in ("_truncated", "_nul", "_deep", "_undecodable"):
         for path in FIXTURE_FILES:
-            assert f"{path.stem}{broken}.py: error:" in first.stderr
+            assert f"{path.stem}{broken}.py:" in first.stdout
 
     second = run_cli("check", "--fix", "--unsafe-fixes", "--no-cache", str(tmp_path), cwd=tmp_path)
     assert "internal error" not in second.stderr
@@ -486,7 +489,7 @@ def test_symlink_loops_and_dangling_links_do_not_stop_the_run(tmp_path):
     assert walked.returncode == 1 and "train.py:" in walked.stdout
     assert "Traceback" not in walked.stderr and "internal error" not in walked.stderr
     named = run_cli("check", "--no-cache", "--force-exclude", "loop.py", "train.py", cwd=tmp_path)
-    assert "loop.py: error: cannot read file" in named.stderr and "train.py:" in named.stdout
+    assert "loop.py:1:1: TFP001 cannot read file" in named.stdout and "train.py:" in named.stdout
     assert "Traceback" not in named.stderr
 
 

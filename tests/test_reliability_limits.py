@@ -132,7 +132,7 @@ def test_extreme_nesting_through_the_command_line_is_reported_per_file(tmp_path)
     assert "internal error" not in result.stderr
     for kind in KINDS:
         name = f"deep_{kind.replace(' ', '_')}.py"
-        assert f"{name}: error: expressions nested more than {MAX_NESTING} levels deep; skipped" in result.stderr
+        assert f"{name}:1:1: TFP002 expressions nested more than {MAX_NESTING} levels deep; skipped" in result.stdout
         assert (tmp_path / name).read_text() == HEADER + deep(kind, 100_000) + TRAINING
     assert "num_parallel_calls" in (tmp_path / "fine.py").read_text()  # the other file was still fixed
 
@@ -144,7 +144,7 @@ def test_a_large_file_is_skipped_with_a_message(tmp_path):
     path.write_bytes(original)
     result = run_cli("check", "--no-cache", "--fix", str(path), cwd=tmp_path)
     assert result.returncode == 1
-    assert "big.py: error: file is larger than 2 MiB of source (10,485,8" in result.stderr
+    assert "big.py:1:1: TFP002 file is larger than 2 MiB of source (10,485,8" in result.stdout
     assert "internal error" not in result.stderr
     assert path.read_bytes() == original
 

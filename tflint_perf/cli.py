@@ -15,6 +15,7 @@ from tflint_perf import __version__
 from tflint_perf.config import (
     ConfigError,
     Settings,
+    did_you_mean,
     find_config,
     load_config,
     parse_version,
@@ -23,13 +24,15 @@ from tflint_perf.config import (
 )
 from tflint_perf.cache import Cache, CacheError, clean, env_flag
 from tflint_perf.cache import resolve_directory as resolve_cache_directory
-from tflint_perf.checker import FileResult, Mode, process_bytes
+from tflint_perf.checker import FileResult, Mode, process_bytes, unreadable
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.discovery import is_excluded, iter_source_files
-from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, statistics, summary_lines
+from tflint_perf.output import FORMATS, HUMAN, WRITERS, plural, set_colour, summary_lines
 from tflint_perf.rules import all_rules, find_rule
+from tflint_perf.rules.base import options_of
 from tflint_perf.source import SourceError, SourceFile
 from tflint_perf.runner import Job, check_files, default_jobs
+from tflint_perf import verbs
 
 COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
 
@@ -70,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly too")
     check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"))
     check.add_argument("-o", "--output-file", help="write the findings to this file")
-    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("--statistics", action="store_true",
+                       help="print only a count of findings per rule (a JSON array with --output-format json)")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     check.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when any file was fixed")
     check.add_argument("--stdin-filename", help="the name to report for stdin input")
@@ -79,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target-version", help="the TensorFlow version the code runs on, e.g. 2.15")
     check.add_argument("--show-settings", action="store_true",
                        help="print the settings each given path is checked with (what was inferred, and from where) and exit")
+    add_verb_arguments(check)
     check.add_argument("-q", "--quiet", action="store_true", help="print findings but no summary")
     check.add_argument("-j", "--jobs", type=_positive, metavar="N", help="check files in N processes (default: the number of CPUs)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write cached results (env TFLINT_PERF_NO_CACHE=1)")
@@ -102,6 +107,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     register(commands)
     return parser
+
+
+def add_verb_arguments(check: argparse.ArgumentParser) -> None:
+    """The verbs in verbs.py: --show-files, --add-noqa, --fix-only, --watch."""
+    check.add_argument("--show-files", action="store_true", help="print the files that would be checked and exit")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` to every line with findings (merging with an existing `# noqa`), then exit")
+    check.add_argument("--fix-only", action="store_true",
+                       help="apply fixes, report nothing that remains, exit 0 (1 with --exit-non-zero-on-fix when a file was fixed)")
+    check.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a file changes (needs the watchfiles package: pip install 'tflint-perf[watch]')")
+
+
+def run_verbs(args: argparse.Namespace, settings: Settings) -> Optional[int]:
+    """The exit code of a verb that replaces checking (--show-files, --add-noqa), else None."""
+    if args.statistics and args.output_format not in verbs.STATISTICS_FORMATS:
+        raise ConfigError(f"--statistics: unsupported output format `{args.output_format}` "
+                          f"(use {', '.join(verbs.STATISTICS_FORMATS)})")
+    if args.show_files:
+        return verbs.show_files(gather(args.paths or ["."], settings, args.force_exclude))
+    if args.add_noqa:
+        return verbs.add_noqa(gather(args.paths or ["."], settings, args.force_exclude), settings, display_name)
+    return None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -134,7 +162,7 @@ def run_rule(args: argparse.Namespace) -> int:
         try:
             rules = [find_rule(args.code)]
         except KeyError:
-            print(f"tflint-perf: error: unknown rule `{args.code}`", file=sys.stderr)
+            print(f"tflint-perf: error: unknown rule `{args.code}`{did_you_mean(args.code)}", file=sys.stderr)
             return 2
     else:
         print("tflint-perf: error: give a rule code (e.g. TFP101) or --all", file=sys.stderr)
@@ -147,6 +175,8 @@ def run_rule(args: argparse.Namespace) -> int:
                 "summary": r.summary,
                 "fix": r.fix_availability,
                 "default_enabled": r.default_enabled,
+                "options": [{"key": o.key, "type": o.toml_type_name(), "default": o.default, "help": o.help}
+                            for o in r.options],
                 "explanation": r.docs_markdown(),
             }
             for r in rules
@@ -188,7 +218,7 @@ class Run:
 
     @property
     def mode(self) -> Mode:
-        return Mode(fix=self.args.fix, diff=self.args.diff, unsafe=self.unsafe)
+        return Mode(fix=self.args.fix or self.args.fix_only, diff=self.args.diff, unsafe=self.unsafe)
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
@@ -227,11 +257,16 @@ def gather(paths: Sequence[str], settings: Settings, force_exclude: bool) -> Lis
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        return verbs.watch(args, run_check)
     try:
         settings = load_settings(args)
+        verb = run_verbs(args, settings)
     except ConfigError as problem:
         print(f"tflint-perf: error: {problem}", file=sys.stderr)
         return 2
+    if verb is not None:
+        return verb
     if args.show_settings:
         return show_settings(settings, args.paths or ["."])
     run = Run(settings, args)
@@ -243,10 +278,12 @@ def run_check(args: argparse.Namespace) -> int:
     for raw, path, explicit in gathered:  # results in the order the files were gathered, whatever --jobs
         if raw == "-":
             check_stdin(run)
-        elif path is None:
-            run.missing.append(raw)
+        elif path is None:  # like ruff: a TFP001 finding (a line on stderr when TFP001 is not selected)
+            missing = unreadable(raw, Path(raw), settings, "no such file or directory")
+            run.results.append(missing) if missing.diagnostics else run.missing.append(raw)
         else:
             run.results.append(next(checked))
+    set_colour(not args.output_file and verbs.colour_enabled(sys.stderr if run.stdout_source is not None else sys.stdout))
     return report(run)
 
 
@@ -257,8 +294,14 @@ def show_settings(settings: Settings, paths: Sequence[str]) -> int:
     print(f"selected rules: {', '.join(sorted(settings.selected_codes()))}")
     if settings.per_file_ignores:
         print(f"per-file-ignores: {dict(settings.per_file_ignores)}")
-    for key, value in sorted(settings.options.items()):
-        print(f"option {key}: {value!r}")
+    print(f"unsafe-fixes: {str(settings.unsafe_fixes).lower()}")
+    print(f"respect-gitignore: {str(settings.respect_gitignore).lower()}")
+    print(f"exclude: {', '.join(settings.exclude)}")
+    if settings.extend_exclude:
+        print(f"extend-exclude: {', '.join(settings.extend_exclude)}")
+    for key, option in sorted(options_of(all_rules()).items()):  # every rule option, set or not
+        where = "configured" if key in settings.options else "default"
+        print(f"option {key}: {settings.option(key)!r} ({where})")
     for raw in paths:
         resolved = with_project_version(settings, Path(raw).resolve())
         version = resolved.target_version
@@ -281,7 +324,7 @@ def check_stdin(run: Run) -> None:
     settings = with_project_version(run.settings, Path(name).resolve()) if name != "-" else run.settings
     result = process_bytes(data, name, Path(name), settings, run.mode, explicit=True)
     run.results.append(result)
-    if run.args.fix and not run.args.diff:
+    if run.mode.fix and not run.args.diff:
         # Like ruff: with --fix on stdin the (fixed) source goes to stdout, the report to stderr. The
         # bytes are the input's, in its encoding, BOM and line endings; unchanged when nothing was fixed.
         run.stdout_source = data
@@ -291,7 +334,7 @@ def check_stdin(run: Run) -> None:
             except SourceError as problem:
                 result.errors.append(str(problem))
                 result.diagnostics = sorted(result.diagnostics + result.fixed,
-                                            key=lambda d: (d.location.row, d.location.column))
+                                            key=lambda d: (d.cell or 0, d.location.row, d.location.column))
                 result.fixed = []
 
 
@@ -321,7 +364,8 @@ def report(run: Run) -> int:
     else:
         out = sys.stdout
     try:
-        diagnostics = sorted(all_diagnostics, key=lambda d: (d.filename, d.location.row, d.location.column, d.code))
+        diagnostics = sorted(all_diagnostics,
+                             key=lambda d: (d.filename, d.cell or 0, d.location.row, d.location.column, d.code))
         if args.diff:
             for diff in diffs:
                 sys.stdout.write(diff)
@@ -329,6 +373,12 @@ def report(run: Run) -> int:
                 print(f"Would fix {plural(len(fixed))}.", file=sys.stderr)
             elif not args.quiet:
                 print("No errors would be fixed.", file=sys.stderr)
+        elif args.fix_only:
+            if not args.quiet and fmt in HUMAN:
+                print(verbs.fix_only_summary(len(fixed), diagnostics, run.unsafe),
+                      file=sys.stderr if run.stdout_source is not None else out)
+        elif args.statistics:
+            verbs.write_statistics(diagnostics, out, run.unsafe, fmt)
         else:
             if args.show_fixes and fixed and fmt in HUMAN:
                 out.write(f"Fixed {plural(len(fixed))}:\n")
@@ -338,12 +388,11 @@ def report(run: Run) -> int:
                         for code, name, count in _grouped(result.fixed):
                             out.write(f"    {count} × {code} ({name})\n")
             WRITERS[fmt](diagnostics, out, run.unsafe, sources)
-            if args.statistics and fmt in HUMAN:
-                statistics(diagnostics, out, run.unsafe)
             if fmt in HUMAN and not args.quiet:
                 summary_out = sys.stderr if run.stdout_source is not None else out
                 for line in summary_lines(diagnostics, len(fixed), run.unsafe, args.fix):
-                    summary_out.write(line + "\n")
+                    if not (file_errors and line == "All checks passed!"):  # an error was reported on stderr
+                        summary_out.write(line + "\n")
         if run.stdout_source is not None:
             sys.stdout.flush()
             sys.stdout.buffer.write(run.stdout_source)
@@ -355,6 +404,8 @@ def report(run: Run) -> int:
         return 2
     if args.diff:
         return 1 if diffs else 0
+    if args.fix_only:  # leftover findings are not reported and do not fail the run
+        return 1 if (args.exit_non_zero_on_fix and fixed) or file_errors else 0
     if args.exit_zero:
         return 0
     if diagnostics or file_errors:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 import dataclasses
@@ -18,6 +19,7 @@ else:  # pragma: no cover
 
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import options_of
+from tflint_perf.versions import RELEASED_TENSORFLOW
 
 DEFAULT_EXCLUDES = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
@@ -27,6 +29,7 @@ DEFAULT_EXCLUDES = (
 )
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
+_TOML_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list"}
 
 
 class ConfigError(Exception):
@@ -87,7 +90,16 @@ class Settings:
             code for codes in self.per_file_ignores.values() for code in codes
         ]:
             if not _matching(selector):
-                raise ConfigError(f"{origin}: unknown rule selector `{selector}`")
+                raise ConfigError(f"{origin}: unknown rule selector `{selector}`{did_you_mean(selector)}")
+
+
+def did_you_mean(selector: str) -> str:
+    """`` (did you mean `TFP101`?)`` for a near miss among rule codes and names, else ""."""
+    upper = {word.upper(): word for rule in all_rules() for word in (rule.code, rule.name)}
+    close = difflib.get_close_matches(selector.strip().upper(), list(upper), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f" (did you mean `{upper[close[0]]}`?)"
 
 
 def _matching(selector: str) -> Set[str]:
@@ -165,7 +177,7 @@ def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
         elif key in known_options:
             default = known_options[key].default
             if type(value) is not type(default):
-                raise ConfigError(f"{where}: expected a {type(default).__name__}, got {value!r}")
+                raise ConfigError(f"{where}: expected {_TOML_TYPES.get(type(default), type(default).__name__)}, got {value!r}")
             settings.options[key] = value
         else:
             raise ConfigError(f"{path}: unknown key `{key}` in [tool.tflint-perf]")
@@ -174,10 +186,22 @@ def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
 
 
 def parse_version(value: Any, where: str) -> Tuple[int, int]:
-    match = _VERSION.match(str(value)) if isinstance(value, (str, float)) else None
+    """A released TensorFlow version, as (major, minor); a ConfigError naming ``where`` otherwise."""
+    if isinstance(value, float):  # TOML 2.10 is the number 2.1
+        raise ConfigError(f"{where}: write the TensorFlow version as a string, e.g. \"{value}\", got the number {value!r}")
+    match = _VERSION.match(value) if isinstance(value, str) else None
     if match is None:
         raise ConfigError(f"{where}: expected a TensorFlow version such as \"2.15\", got {value!r}")
-    return int(match.group(1)), int(match.group(2))
+    version = int(match.group(1)), int(match.group(2))
+    if version not in RELEASED_TENSORFLOW:
+        raise ConfigError(
+            f"{where}: {value!r} is not a released TensorFlow version; valid values: {released_versions()}"
+        )
+    return version
+
+
+def released_versions() -> str:
+    return ", ".join(f"{major}.{minor}" for major, minor in RELEASED_TENSORFLOW)
 
 
 def with_cli_overrides(

@@ -84,3 +84,19 @@ class Diagnostic:
     end_location: Location
     fix: Optional[Fix] = None
     cell: Optional[int] = field(default=None, compare=False)
+    # For a notebook finding (rows counted in its cell): where it is in the .ipynb file's own
+    # text, for the formats that annotate files (github, sarif).
+    file_location: Optional[Location] = field(default=None, compare=False)
+    file_end_location: Optional[Location] = field(default=None, compare=False)
+
+
+IO_ERROR = ("TFP001", "io-error")
+SYNTAX_ERROR = ("TFP002", "syntax-error")
+INPUT_ERROR_CODES = frozenset({IO_ERROR[0], SYNTAX_ERROR[0]})
+
+
+def input_error(kind: Tuple[str, str], message: str, filename: str, row: int = 1, column: int = 1,
+                cell: Optional[int] = None) -> Diagnostic:
+    """A diagnostic for a file (or a notebook cell) that could not be read or parsed."""
+    location = Location(row, column)
+    return Diagnostic(kind[0], kind[1], message, filename, location, location, cell=cell)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import Iterable, List, Optional, Sequence, Set, Type
+from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 import libcst as cst
 
@@ -23,7 +24,18 @@ from tflint_perf.source import LineIndex, newline_of
 
 
 class ParseError(Exception):
-    """The text is not Python that LibCST can parse; the message says where."""
+    """The text is not Python that LibCST can parse; the message says where.
+
+    ``reason`` is the message without the place; ``row`` and ``column`` (1-based) are where Python
+    puts a syntax error, None for a text that is beyond what is analysed (too large, too deep).
+    """
+
+    def __init__(self, reason: str, row: Optional[int] = None, column: Optional[int] = None) -> None:
+        self.reason = reason
+        self.row = row
+        self.column = column
+        place = f"syntax error at line {row}, column {column}: " if row is not None else ""
+        super().__init__(place + reason)
 
 
 class InternalError(Exception):
@@ -36,17 +48,18 @@ def parse(text: str) -> cst.Module:
 
 
 def _parse(text: str) -> cst.Module:
+    """``parse`` on the calling thread (one already running under ``run_deep``)."""
     try:
         check_limits(text)  # before LibCST: beyond these limits its native parser can crash the process
     except LimitExceeded as error:
         raise ParseError(str(error)) from None
     if "\0" in text:  # Python refuses such a file; LibCST accepts one in a string or a comment
         row, column = LineIndex(text).position(text.index("\0"))
-        raise ParseError(f"syntax error at line {row}, column {column + 1}: source code cannot contain null bytes")
+        raise ParseError("source code cannot contain null bytes", row, column + 1)
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
-        raise ParseError(_describe_syntax_error(text, error)) from None
+        raise ParseError(*_describe_syntax_error(text, error)) from None
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
@@ -55,7 +68,10 @@ def _parse(text: str) -> cst.Module:
         raise ParseError("not enough memory to parse the file; skipped") from None
 
 
-def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
+parse_in_thread = _parse
+
+
+def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> Tuple[str, int, int]:
     """Python's own message and position where its parser rejects the text too: LibCST puts every
     tokenizer error at line 1, column 1, and lists expected tokens where Python says what is wrong."""
     line, column = error.raw_line, error.raw_column + 1
@@ -69,7 +85,7 @@ def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> str:
                 line, column, message = python_error.lineno, python_error.offset or 1, python_error.msg
         except (ValueError, MemoryError, RecursionError):
             pass
-    return f"syntax error at line {line}, column {column}: {message}"
+    return message, line, column
 
 
 def check_text(
@@ -80,8 +96,15 @@ def check_text(
     rules: Optional[Sequence[Type[Rule]]] = None,
     apply_noqa: bool = True,
     tree: Optional[ast.Module] = None,
+    path: Optional[Path] = None,
+    project_root: Optional[Path] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
+
+    ``path``, the file's real path, puts the check in its project (``tflint_perf.project``): imported
+    first-party modules and the modules importing this one are read as well (never run), and only
+    findings located in this file are returned. ``project_root`` is where to stop looking for the
+    project when no marker (``pyproject.toml``, ``.git``...) is found above the file.
 
     With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
     does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
@@ -89,22 +112,30 @@ def check_text(
     """
     if not may_have_findings(text):
         return []
-    enabled = [rule for rule in (rules or all_rules()) if codes is None or rule.code in codes]
+    enabled = [rule for rule in (rules or all_rules())
+               if (codes is None or rule.code in codes) and not rule.input_error]
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
-    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree)
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, project_root)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
-           tree: Optional[ast.Module]) -> List[Diagnostic]:
-    module = _parse(text)
+           tree: Optional[ast.Module], path: Optional[Path], project_root: Optional[Path]) -> List[Diagnostic]:
+    session = _session(path, project_root)
+    model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
+    module = model.module if model is not None else _parse(text)
     try:
-        model = ModuleModel(module)
+        if model is None:
+            model = session.adopt(path, text, module) if session is not None else ModuleModel(module)  # type: ignore[arg-type]
         context = RuleContext(model, settings, filename)
         findings: List[Finding] = []
         for rule in enabled:
             findings.extend(rule().check(context))
+        if model.session is not None:
+            # A pipeline built here and fitted elsewhere is reported here, where the fix goes; what
+            # belongs to another module is reported when that module is checked.
+            findings = [f for f in findings if _all_here(model, f)]
         if not findings:
             return []
         diagnostics = _locate(module, text, filename, findings, tree)  # positions recurse as deeply as the model
@@ -116,6 +147,24 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
     if not apply_noqa:
         return [d for d in diagnostics if not suppressions.suppressed_by_own_directive(d.code)]
     return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
+
+
+def _session(path: Optional[Path], project_root: Optional[Path]):
+    """The session of the file's project, when its path is known (the module is then read with the
+    modules it imports and the modules importing it)."""
+    if path is None:
+        return None
+    from tflint_perf.analysis.crossmodule import session_for
+    from tflint_perf.project import project_for
+
+    project = project_for(path, project_root)
+    # A file that imports no first-party module and that none imports is checked on its own, at no extra cost.
+    return session_for(project) if project.has_edges(path) else None
+
+
+def _all_here(model: ModuleModel, finding: Finding) -> bool:
+    nodes = [finding.start, finding.end, *(edit.node for edit in (finding.fix.edits if finding.fix else ()))]
+    return all(model.owns(node) for node in nodes)
 
 
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding], tree: Optional[ast.Module] = None,

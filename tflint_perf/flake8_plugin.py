@@ -9,7 +9,8 @@ for the command line.
 A plugin that raises kills the whole flake8 run, so this one never does:
 
 - a file LibCST cannot analyse (flake8 has already reported real syntax errors as E999) is skipped,
-  with an INFO line in ``flake8 -v``;
+  with an INFO line in ``flake8 -v``: the command line's TFP002 (and TFP001 for a file that cannot
+  be read) are flake8's own E999 and E902 here;
 - a bug in tflint-perf skips the file, with a WARNING line in ``flake8 -v``;
 - a bad ``[tool.tflint-perf]`` table is reported as ``TFP000`` on line 1 of each file that would be
   checked, and no other TFP check runs on it (as the command line stops with exit code 2).
@@ -73,7 +74,9 @@ class Plugin:
                      type(self))]
         codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
         try:
-            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree)
+            path = Path(self.filename) if self.filename not in ("-", "stdin") else None
+            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree,
+                                     path=path, project_root=settings.root)
         except ParseError as problem:
             LOG.info("tflint-perf did not check %s: %s", self.filename, problem)
             return []

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Dict, FrozenSet, Iterator, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
+
+from tflint_perf.source import LineIndex
 
 _LINE = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE = re.compile(
@@ -26,6 +28,8 @@ class Suppressions:
         # The same, from `# tflint-perf: noqa` only: the directives flake8 does not know about.
         self.own_file_codes: FrozenSet[str] = frozenset()
         self._own_file_blanket = False
+        self._text = text
+        self._continued: Optional[Dict[int, int]] = None
         if not _ANY_DIRECTIVE.search(text):
             return
         for row, comment, own_line in _comments(text):
@@ -54,7 +58,17 @@ class Suppressions:
             return True
         if row in self.lines:
             codes = self.lines[row]
-            return codes is ALL or code in codes  # type: ignore[operator]
+            if codes is ALL or code in codes:  # type: ignore[operator]
+                return True
+        if self.lines:
+            # A line that ends inside a multi-line string (or with a backslash) cannot hold a comment:
+            # its `# noqa` goes on the line where the statement can take one, as with ruff and flake8.
+            if self._continued is None:
+                self._continued = comment_rows(self._text)
+            target = self._continued.get(row)
+            if target is not None and target in self.lines:
+                codes = self.lines[target]
+                return codes is ALL or code in codes  # type: ignore[operator]
         return False
 
     def suppressed_by_own_directive(self, code: str) -> bool:
@@ -84,3 +98,84 @@ def _comments(text: str) -> Iterator[Tuple[int, str, bool]]:
                 index = line.index("#")
                 found.append((row, line[index:], not line[:index].strip()))
     yield from found
+
+
+def comment_rows(text: str) -> Dict[int, int]:
+    """Row -> the row where a comment about it can go, for the rows that cannot take one: a row
+    that ends inside a multi-line string (its comment goes after the string's end) or with a
+    backslash continuation (after the continued line). Rows not in the map take their own comment.
+    """
+    mapping: Dict[int, int] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text, newline=None).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return mapping
+    fstring_starts: List[int] = []
+    previous_end: Optional[int] = None  # the end row of the last token, when no line break followed
+    for token in tokens:
+        kind = token.type
+        if kind in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            previous_end = None
+            continue
+        if kind in (tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+            continue
+        start, end = token.start[0], token.end[0]
+        if previous_end is not None and start > previous_end:  # a backslash continuation
+            for row in range(previous_end, start):
+                mapping.setdefault(row, start)
+        if tokenize.tok_name.get(kind) == "FSTRING_START":  # Python 3.12+: an f-string is many tokens
+            fstring_starts.append(start)
+        elif tokenize.tok_name.get(kind) == "FSTRING_END" and fstring_starts:
+            first = fstring_starts.pop()
+            for row in range(first, end):
+                mapping[row] = end
+        elif end > start:  # a multi-line string
+            for row in range(start, end):
+                mapping[row] = end
+        previous_end = end
+    # Follow chains: a string that ends on a line continued by a backslash, and so on.
+    for row in sorted(mapping, reverse=True):
+        target = mapping[row]
+        while target in mapping and mapping[target] != target:
+            target = mapping[target]
+        mapping[row] = target
+    return mapping
+
+
+def add_noqa(text: str, rows: Dict[int, Iterable[str]]) -> Tuple[str, int]:
+    """``text`` with ``# noqa: CODES`` for the codes reported on each row, and how many lines changed.
+
+    A row that cannot take a comment has it where the statement can (``comment_rows``). An existing
+    ``# noqa: X`` gets the new codes added to its list; a blanket ``# noqa`` is left alone; another
+    comment keeps its place and gets the directive after it. Line endings and everything else are
+    kept, so running it again changes nothing.
+    """
+    moved = comment_rows(text)
+    wanted: Dict[int, set] = {}
+    for row, codes in rows.items():
+        wanted.setdefault(moved.get(row, row), set()).update(code.upper() for code in codes)
+    comments = {row: comment for row, comment, _ in _comments(text)}
+    index = LineIndex(text)
+    edits: List[Tuple[int, int, str]] = []
+    for row, codes in sorted(wanted.items()):
+        if row - 1 >= len(index.starts):
+            continue
+        line = index.line(row)
+        line_start = index.starts[row - 1]
+        comment = comments.get(row)
+        match = _LINE.search(comment) if comment else None
+        if match is not None:
+            present = match.group("codes")
+            if present is None:
+                continue  # a blanket `# noqa` already covers every code
+            missing = sorted(codes - _parse(present))
+            if not missing:
+                continue
+            at = line_start + line.rindex(comment) + match.end("codes")
+            edits.append((at, at, ", " + ", ".join(missing)))
+        else:
+            end = line_start + len(line.rstrip())
+            edits.append((end, line_start + len(line), f"  # noqa: {', '.join(sorted(codes))}"))
+    for start, end, content in reversed(edits):
+        text = text[:start] + content + text[end:]
+    return text, len(edits)

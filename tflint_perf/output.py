@@ -5,14 +5,29 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Dict, List, Optional, Sequence, TextIO
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
-from tflint_perf.diagnostics import Diagnostic, Fix, Location
+from tflint_perf.diagnostics import INPUT_ERROR_CODES, Diagnostic, Fix, Location
 from tflint_perf.rules import all_rules, rules_by_code
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"
+
+
+# ANSI styles for the human formats, as ruff colours them; off unless the CLI turns them on
+# (a terminal, or FORCE_COLOR; never with NO_COLOR: verbs.colour_enabled).
+_STYLES = {"path": "\033[1m", "code": "\033[1;31m", "fix": "\033[36m"}
+_colour = False
+
+
+def set_colour(enabled: bool) -> None:
+    global _colour
+    _colour = enabled
+
+
+def paint(text: str, style: str) -> str:
+    return f"{_STYLES[style]}{text}\033[0m" if _colour else text
 
 
 def _position(d: Diagnostic) -> str:
@@ -22,17 +37,17 @@ def _position(d: Diagnostic) -> str:
 
 def _marker(d: Diagnostic, unsafe: bool) -> str:
     fixable = d.fix is not None and (d.fix.applicability == "safe" or unsafe)
-    return "[*] " if fixable else ""
+    return paint("[*]", "fix") + " " if fixable else ""
 
 
 def concise(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
-        out.write(f"{_position(d)}: {d.code} {_marker(d, unsafe)}{d.message}\n")
+        out.write(f"{paint(_position(d), 'path')}: {paint(d.code, 'code')} {_marker(d, unsafe)}{d.message}\n")
 
 
 def full(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
-        out.write(f"{d.code} {_marker(d, unsafe)}{d.message}\n")
+        out.write(f"{paint(d.code, 'code')} {_marker(d, unsafe)}{d.message}\n")
         out.write(f"  --> {_position(d)}\n")
         lines = sources.get(d.filename, "").splitlines()
         if 0 < d.location.row <= len(lines):
@@ -99,19 +114,31 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _in_file(d: Diagnostic) -> Tuple[Location, Location]:
+    """Where a finding is in the file itself: for a notebook cell, the line of the .ipynb that holds it."""
+    if d.file_location is not None:
+        return d.file_location, d.file_end_location or d.file_location
+    return d.location, d.end_location
+
+
+def _level(d: Diagnostic) -> str:
+    return "error" if d.code in INPUT_ERROR_CODES else "warning"
+
+
 def github(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
     for d in diagnostics:
+        start, end = _in_file(d)
         properties = ",".join(
             [
                 f"title={_escape_property(f'tflint-perf ({d.code})')}",
                 f"file={_escape_property(d.filename)}",
-                f"line={d.location.row}",
-                f"col={d.location.column}",
-                f"endLine={d.end_location.row}",
-                f"endColumn={d.end_location.column}",
+                f"line={start.row}",
+                f"col={start.column}",
+                f"endLine={end.row}",
+                f"endColumn={end.column}",
             ]
         )
-        out.write(f"::warning {properties}::{_escape_data(f'{_position(d)}: {d.code} {d.message}')}\n")
+        out.write(f"::{_level(d)} {properties}::{_escape_data(f'{_position(d)}: {d.code} {d.message}')}\n")
 
 
 def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
@@ -124,28 +151,31 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
         if 0 < d.location.row <= len(lines):
             line_text = lines[d.location.row - 1].strip()
         fingerprint = hashlib.sha256(f"{d.code}:{line_text}".encode("utf-8")).hexdigest()[:16]
-        results.append(
-            {
-                "ruleId": d.code,
-                "ruleIndex": index.get(d.code, 0),
-                "level": "warning",
-                "message": {"text": d.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": d.filename.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
-                            "region": {
-                                "startLine": d.location.row,
-                                "startColumn": d.location.column,
-                                "endLine": d.end_location.row,
-                                "endColumn": d.end_location.column,
-                            },
-                        }
+        start, end = _in_file(d)
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index.get(d.code, 0),
+            "level": _level(d),
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": d.filename.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                        "region": {
+                            "startLine": start.row,
+                            "startColumn": start.column,
+                            "endLine": end.row,
+                            "endColumn": end.column,
+                        },
                     }
-                ],
-                "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
-            }
-        )
+                }
+            ],
+            "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
+        }
+        if d.cell is not None:  # the position the other formats give: rows and columns in the cell
+            result["properties"] = {"cell": d.cell, "cellLocation": _loc(d.location),
+                                    "cellEndLocation": _loc(d.end_location)}
+        results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -164,8 +194,9 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
                                 "fullDescription": {"text": " ".join(rule.what_it_does.split())[:1024]},
                                 "help": {"text": rule.summary, "markdown": rule.docs_markdown()},
                                 "helpUri": DOCS_URL.format(code=rule.code),
-                                "defaultConfiguration": {"level": "warning"},
-                                "properties": {"tags": ["performance", "tensorflow"], "precision": "high"},
+                                "defaultConfiguration": {"level": "error" if rule.input_error else "warning"},
+                                "properties": {"tags": ["tensorflow"] if rule.input_error else ["performance", "tensorflow"],
+                                               "precision": "high"},
                             }
                             for rule in rules
                         ],
@@ -191,17 +222,11 @@ WRITERS = {
 HUMAN = ("concise", "full")
 
 
-def statistics(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool) -> None:
-    counts = Counter(d.code for d in diagnostics)
-    fixable = Counter(d.code for d in diagnostics if d.fix is not None and (d.fix.applicability == "safe" or unsafe))
-    names = {code: rule.name for code, rule in rules_by_code().items()}
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        mark = "[*]" if fixable[code] == count else "[-]" if fixable[code] else "   "
-        out.write(f"{count:>5}\t{code}\t{mark} {names.get(code, '')}\n")
-
-
 def plural(count: int, word: str = "error") -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    """``1 error``, ``2 errors``, ``2 unsafe fixes``."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}{'es' if word.endswith(('x', 's', 'sh', 'ch')) else 's'}"
 
 
 def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing: bool) -> List[str]:
@@ -210,7 +235,9 @@ def summary_lines(remaining: List[Diagnostic], fixed: int, unsafe: bool, fixing:
     total = len(remaining) + fixed
     if total == 0:
         return ["All checks passed!"]
-    lines = [f"Found {plural(total)} ({fixed} fixed, {len(remaining)} remaining)." if fixing else f"Found {plural(total)}."]
+    # As ruff: "(X fixed, Y remaining)" only when something was fixed; a --fix that fixed nothing
+    # says what a check says.
+    lines = [f"Found {plural(total)} ({fixed} fixed, {len(remaining)} remaining)." if fixed else f"Found {plural(total)}."]
     available = safe_fixable + (unsafe_fixable if unsafe else 0)
     if available and not fixing:
         hint = f"[*] {available} fixable with --fix"

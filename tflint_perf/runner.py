@@ -21,6 +21,7 @@ from tflint_perf.checker import FileResult, Mode, process_file
 from tflint_perf.config import Settings, with_project_version
 from tflint_perf.discovery import relative_to_root
 from tflint_perf.fixer import applicable
+from tflint_perf.project import project_for
 
 # Below this much work (bytes of source that mentions TensorFlow/Keras, i.e. that gets parsed), starting
 # workers costs more than it saves. Measured (docs/performance.md): checking costs 2.5-5 ms of CPU per KB;
@@ -89,7 +90,10 @@ class _Worker:
         assert self.cache is not None
         # The version inferred from the project's dependency files changes results, so it is part of the key.
         inferred = self._settings(job).target_version
-        return self.cache.key(data, job.name, relative_to_root(job.path, self.settings), job.explicit, repr(inferred))
+        # So are the modules around it in its project (imported, importing): a changed helper re-checks its users.
+        around = project_for(job.path, self.settings.root).neighbourhood_digest(job.path)
+        return self.cache.key(data, job.name, relative_to_root(job.path, self.settings), job.explicit,
+                              f"{inferred!r}:{around}")
 
     def cached(self, job: Job, data: bytes) -> Optional[FileResult]:
         """The cached result of checking these bytes; with --fix/--diff, only when there is nothing to fix."""

@@ -14,7 +14,13 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class SourceError(Exception):
-    """The file cannot be read as Python source; the message says why."""
+    """The file cannot be read as Python source; the message says why, ``row`` and ``column``
+    (1-based) where, when the problem is at a place in the file."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.row = row
+        self.column = column
 
 
 @dataclass(frozen=True)
@@ -27,11 +33,14 @@ class SourceFile:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         except SyntaxError as error:
-            raise SourceError(f"cannot determine the file's encoding: {error}") from None
+            raise SourceError(f"cannot determine the file's encoding: {error}", _declaration_row(data)) from None
         try:
             text = data.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as error:
-            raise SourceError(f"cannot decode the file as {encoding}: {error}") from None
+        except UnicodeDecodeError as error:
+            row, column = _byte_position(data, error.start, encoding)
+            raise SourceError(f"cannot decode the file as {encoding}: {error}", row, column) from None
+        except LookupError as error:
+            raise SourceError(f"cannot decode the file as {encoding}: {error}", _declaration_row(data)) from None
         if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
             encoding = "utf-8-sig"
         if text.startswith("\ufeff"):
@@ -54,6 +63,31 @@ class SourceFile:
             return self.encode(text)
         except UnicodeEncodeError as error:
             raise SourceError(f"the fixed text cannot be written as {self.encoding}: {error}") from None
+
+
+def _declaration_row(data: bytes) -> int:
+    """The row of the encoding declaration (or of the bytes Python could not read without one)."""
+    lines = data.splitlines()[:2]
+    if len(lines) < 2 or b"coding" in lines[0]:
+        return 1
+    return 2 if b"coding" in lines[1] or _is_utf8(lines[0]) else 1
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _byte_position(data: bytes, offset: int, encoding: str) -> Tuple[int, int]:
+    """(row, column), 1-based, of the character at byte ``offset``; the bytes before it decode."""
+    if encoding == "utf-8-sig" and data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]  # the codec counts from after the BOM
+    before = data[:offset].decode(encoding, errors="replace")
+    row, column = LineIndex(before).position(len(before))
+    return row, column + 1
 
 
 def newline_of(text: str) -> str:

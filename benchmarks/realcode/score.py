@@ -40,6 +40,8 @@ def lint(tree: Path, repo: str) -> List[Report]:
         raise SystemExit(f"tflint-perf failed on {tree} ({result.returncode}):\n{result.stderr}")
     reports = []
     for finding in json.loads(result.stdout or "[]"):
+        if finding["code"] in ("TFP001", "TFP002"):
+            continue  # a file or notebook cell that could not be read or parsed: nothing to score
         path = Path(finding["filename"]).as_posix()
         path = path[2:] if path.startswith("./") else path
         reports.append(Report(repo, path, finding["location"]["row"], finding.get("cell"), finding["code"], finding["message"]))

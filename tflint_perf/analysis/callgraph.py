@@ -1,13 +1,16 @@
-"""Same-file calls between functions: who calls whom, and which loops a function is reached from.
+"""Calls between functions: who calls whom, and which loops a function is reached from.
 
 Built once from the collector's call records: a call whose callee resolves (``f(...)``, a nested
 ``def``, ``self.method(...)``, ``functools.partial(f, ...)(...)``) to a function of this file is an
 edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
+In a project session, ``callees`` also follows calls into other first-party modules, and for the
+checked module ``loops_reaching`` also counts the loops of the modules importing it (a
+``partial_fit`` method whose per-batch loop is in the runner).
 """
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Set, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -24,7 +27,7 @@ class CallGraph:
         self._callee: Dict[cst.Call, Optional[FunctionInfo]] = {}
         resolve = model.effects.resolve_callable
         for site in model.calls:
-            target = resolve(site.node.func, site.function)
+            target = resolve(site.node.func, site.function, local_only=True)
             if isinstance(target, FunctionInfo):
                 self._callee[site.node] = target
                 self._callers.setdefault(target, []).append(site)
@@ -38,10 +41,17 @@ class CallGraph:
         return self._callers.get(function, [])
 
     def callees(self, function: Callable) -> List[FunctionInfo]:
-        """Same-file functions called (directly) from a function or lambda body."""
+        """Functions called (directly) from a function or lambda body: of this file, and in a project
+        session of the other first-party modules it imports."""
+        owner = function.model if isinstance(function, FunctionInfo) else None
+        if owner is not None and owner is not self.model:
+            return owner.call_graph.callees(function)
         found: List[FunctionInfo] = []
         for site in self.model.calls_in(function):
             target = self._callee.get(site.node)
+            if target is None and self.model.session is not None:
+                resolved = self.model.effects.resolve_callable(site.node.func, site.function)
+                target = resolved if isinstance(resolved, FunctionInfo) else None
             if target is not None and target not in found:
                 found.append(target)
         return found
@@ -63,4 +73,24 @@ class CallGraph:
             loops.update(site.loops)
             if site.function is not None:
                 loops |= self._collect_loops(site.function, depth + 1, seen)
+        for importer, site in self._callers_elsewhere(function):
+            loops.update(site.loops)
+            loops |= importer.call_graph.loops_reaching(site.function)
         return loops
+
+    def _callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
+        """Calls of ``function`` in the modules importing the checked module (for the checked module only)."""
+        session = self.model.session
+        if session is None or function.model is not self.model:
+            return []
+        found = []
+        owner = function.owner
+        if function.parent is not None and owner is None:
+            return []
+        for importer in session.importers(self.model, [owner.name if owner is not None else function.name]):
+            for site in importer.calls:
+                func = site.node.func
+                name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+                if name == function.name and importer.effects.resolve_callable(func, site.function) is function:
+                    found.append((importer, site))
+        return found

@@ -91,21 +91,54 @@ class EffectAnalysis:
         self._in_progress: Set[object] = set()
 
     # -- which function does an expression denote ------------------------------------------
-    def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[Callable]:
-        """The same-file function an expression denotes: a lambda, a def, ``self.method``,
-        or ``functools.partial(f, ...)``; None when it cannot be known."""
+    def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
+                         local_only: bool = False) -> Optional[Callable]:
+        """The function an expression denotes: a lambda, a def, ``self.method``, ``obj.method`` of
+        an object built from a known class, or ``functools.partial(f, ...)``; in a project session also
+        a function imported from another first-party module (unless ``local_only``). None when it
+        cannot be known."""
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
-            return self.model.lookup_function(expr.value, scope)
+            found = self.model.lookup_function(expr.value, scope)
+            if found is None and not local_only:
+                foreign = self.model.foreign(expr, scope)
+                found = foreign if isinstance(foreign, FunctionInfo) else None
+            return found
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
             owner = _owning_class(scope)
             if owner is not None:
                 return owner.methods.get(expr.attr.value)
             return None
         if isinstance(expr, cst.Call) and self.model.call_name(expr) == "functools.partial" and expr.args:
-            return self.resolve_callable(expr.args[0].value, scope)
+            return self.resolve_callable(expr.args[0].value, scope, local_only)
+        if isinstance(expr, cst.Attribute) and not local_only:
+            foreign = self.model.foreign(expr, scope)
+            if isinstance(foreign, FunctionInfo):
+                return foreign
+            cls = self.class_of_object(expr.value, scope)
+            return cls.methods.get(expr.attr.value) if cls is not None else None
         return None
+
+    def class_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[ClassInfo]:
+        """The class a local name's object was built from: every binding of it is ``Cls(...)`` of one
+        known class (of this module, or imported from another first-party one)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        _, bindings = self.model.scope_bindings(expr.value, scope)
+        found: Optional[ClassInfo] = None
+        for binding in bindings:
+            value = binding.value
+            if binding.kind != "assign" or not isinstance(value, cst.Call):
+                return None
+            cls = self.model.classes.get(value.func.value) if isinstance(value.func, cst.Name) else None
+            if cls is None:
+                foreign = self.model.foreign(value.func, scope)
+                cls = foreign if isinstance(foreign, ClassInfo) else None
+            if cls is None or (found is not None and cls is not found):
+                return None
+            found = cls
+        return found
 
     # -- what does a function do ------------------------------------------------------------
     def of_expression(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Effects:
@@ -122,6 +155,9 @@ class EffectAnalysis:
         return self.of_callable(target)
 
     def of_callable(self, target: Callable, depth: int = 0) -> Effects:
+        owner = target.model if isinstance(target, FunctionInfo) else None
+        if owner is not None and owner is not self.model:
+            return owner.effects.of_callable(target, depth)  # another module's function: its own analysis
         if target in self._memo:
             return self._memo[target]
         if target in self._in_progress or depth > _MAX_DEPTH:
@@ -161,6 +197,9 @@ class EffectAnalysis:
                 return Effects(unknown=True)
             if method in _GENERATOR_METHODS and self.model.resolve(func.value) is None:
                 return Effects(random=True)
+            imported = self.model.foreign(func, scope)
+            if isinstance(imported, FunctionInfo):  # `augment.flip(x)`: a function of another module
+                return self.of_callable(imported, depth + 1)
             receiver = func.value
             if isinstance(receiver, cst.Call) and self.model.call_name(receiver) is not None:
                 return _effects_of_api(self.model.call_name(receiver) or "", receiver)
@@ -171,6 +210,9 @@ class EffectAnalysis:
                 return self.of_callable(target, depth + 1)
             if func.value in _PURE_BUILTINS:
                 return Effects()
+            imported = self.model.foreign(func, scope)
+            if isinstance(imported, FunctionInfo):
+                return self.of_callable(imported, depth + 1)
             from_module_value = self._effects_of_callable_value(func.value)
             if from_module_value is not None:
                 return from_module_value

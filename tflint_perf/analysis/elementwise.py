@@ -6,11 +6,13 @@ cheap, side-effect-free, element-wise expression of known shape: any call that i
 allow-list (a model, a layer, ``matmul``, ``assign``, ``tf.print``, ``py_function``,
 ``tf.debugging.assert_*``), slicing, tuples, and ops that can make NaN or infinity (division by a
 tensor, ``log``, ``sqrt``, ``exp``, ``pow``), around which a condition is usually a guard.
-``about_shapes_or_nan`` spots predicates about shapes and sizes, or NaN / infinity tests.
+``about_shapes_or_nan`` spots predicates about shapes and sizes, or NaN / infinity tests;
+``about_step_counter`` spots predicates on a training-step counter (``global_step < warmup_steps``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import FrozenSet, List, Optional
 
 import libcst as cst
@@ -122,3 +124,218 @@ def about_shapes_or_nan(model: ModuleModel, pred: cst.BaseExpression) -> bool:
             return True
         stack.extend(current.children)
     return False
+
+
+# The last part of a name that counts training steps: global_step, step, optimizer.iterations, epoch.
+_STEP_COUNTER = re.compile(r"(?:^|_)(?:step|steps|iteration|iterations|epoch|epochs)$", re.IGNORECASE)
+
+
+def about_step_counter(pred: cst.BaseExpression) -> bool:
+    """The predicate reads a training-step counter (``global_step < warmup_steps``,
+    ``optimizer.iterations > 100``): it is known when the step starts, as in learning-rate schedules."""
+    stack: List[cst.CSTNode] = [pred]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            stack.extend(arg.value for arg in current.args)  # not the callee's own name (tf.math.less)
+            continue
+        if isinstance(current, cst.Name) and _STEP_COUNTER.search(current.value):
+            return True
+        if isinstance(current, cst.Attribute):
+            if _STEP_COUNTER.search(current.attr.value):
+                return True
+            stack.append(current.value)
+            continue
+        stack.extend(current.children)
+    return False
+
+
+# -- functions a map could run once per batch ---------------------------------------------------
+# Exactly the same result whether applied to one element or to a batch of them (IEEE operations
+# that are correctly rounded, casts, comparisons, selections).
+_EXACT = ELEMENTWISE - {f"tf.{n}" for n in ("tanh", "sigmoid")} - {f"tf.math.{n}" for n in ("tanh", "sigmoid")} - {
+    "tf.nn.sigmoid", "tf.nn.tanh", "tf.nn.elu"} | {
+    "tf.cast", "tf.dtypes.cast", "tf.divide", "tf.math.divide", "tf.truediv", "tf.math.truediv", "tf.math.floordiv",
+    "tf.math.floormod", "tf.sqrt", "tf.math.sqrt", "tf.math.reciprocal", "tf.math.rint", "tf.where",
+}
+# Element-wise, but vectorised kernels may round the last bit differently from scalar ones.
+_APPROXIMATE = frozenset(
+    {"tf.tanh", "tf.math.tanh", "tf.sigmoid", "tf.math.sigmoid", "tf.nn.sigmoid", "tf.nn.tanh", "tf.nn.elu",
+     "tf.exp", "tf.math.exp", "tf.math.log", "tf.log", "tf.math.log1p", "tf.math.expm1", "tf.math.sin", "tf.math.cos",
+     "tf.sin", "tf.cos", "tf.pow", "tf.math.pow", "tf.nn.softplus", "tf.math.softplus", "tf.math.erf", "tf.math.rsqrt",
+     "tf.nn.silu", "tf.nn.gelu", "tf.nn.selu", "tf.nn.swish"}
+)
+_VECTOR_OPERATORS = _SAFE_OPERATORS + (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+_AUGMENTED = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power,
+}
+EXACT = "exact"
+APPROXIMATE = "approximate"
+
+
+def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
+    """Whether a ``Dataset.map`` function (a lambda or a ``FunctionInfo``) is element-wise over
+    its inputs, so that it computes the same thing run once on a batch: EXACT, APPROXIMATE (only
+    last-bit rounding of transcendental kernels may differ), or None.
+
+    Each output is built with allow-listed element-wise ops from one input (or an input's
+    ``["key"]`` entry) and numeric literals or names bound only to numbers: two different inputs
+    in one operation (``x * w``, whose shapes may broadcast differently once batched), slicing,
+    reductions, reshapes, decoding, random ops, any call not on the allow-list, and functions
+    that only pass their inputs through give None."""
+    params, body, own_scope = _function_parts(model, function)
+    scope = own_scope or scope
+    if params is None:
+        return None
+    deps: dict = {name: frozenset({name}) for name in params}
+    kinds = {EXACT}
+    for target, value in body[:-1]:
+        found = _elementwise_deps(model, value, deps, scope, kinds)
+        if found is None:
+            return None
+        deps[target] = found
+        params = [name for name in params if name != target]  # rebound: no longer passed through
+    outputs = _outputs(body[-1][1])
+    if outputs is None:
+        return None
+    computes = False
+    for output in outputs:
+        found = _elementwise_deps(model, output, deps, scope, kinds)
+        if not found:
+            return None  # None, or a constant: once per batch it would be one value, not one per element
+        computes |= not _passes_through(output, params)
+    if not computes:
+        return None
+    return APPROXIMATE if APPROXIMATE in kinds else EXACT
+
+
+def _function_parts(model: ModuleModel, function):
+    """Parameter names, [(target, value)...] ending in (None, returned), and the scope."""
+    if isinstance(function, cst.Lambda):
+        params = function.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params:
+            return None, (), None
+        return [p.name.value for p in [*params.posonly_params, *params.params]], [(None, function.body)], None
+    node = function.node
+    params = node.params
+    if node.decorators or isinstance(params.star_arg, cst.Param) or params.star_kwarg or params.kwonly_params:
+        return None, (), None
+    names = [p.name.value for p in [*params.posonly_params, *params.params]]
+    if function.is_method:
+        return None, (), None
+    body = []
+    statements = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+    for index, statement in enumerate(statements):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return None, (), None
+        small = statement.body[0]
+        if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+            continue  # docstring
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            body.append((small.targets[0].target.value, small.value))
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and type(small.operator) in _AUGMENTED:
+            # `x /= 255` is `x = x / 255`
+            operator = _AUGMENTED[type(small.operator)]()
+            body.append((small.target.value, cst.BinaryOperation(small.target, operator, small.value)))
+        elif isinstance(small, cst.Return) and small.value is not None and index == len(statements) - 1:
+            body.append((None, small.value))
+        else:
+            return None, (), None
+    if not body or body[-1][0] is not None:
+        return None, (), None
+    return names, body, function
+
+
+def _outputs(expr: cst.BaseExpression):
+    if isinstance(expr, cst.Tuple):
+        return None if any(isinstance(e, cst.StarredElement) for e in expr.elements) else [e.value for e in expr.elements]
+    if isinstance(expr, cst.Dict):
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in expr.elements):
+            return None
+        return [e.value for e in expr.elements]
+    return [expr]
+
+
+def _passes_through(expr: cst.BaseExpression, params) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value in params
+    return isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and expr.value.value in params
+
+
+def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -> Optional[FrozenSet[str]]:
+    """The inputs an element-wise expression reads (at most one), or None."""
+    again = lambda e: _elementwise_deps(model, e, deps, scope, kinds)  # noqa: E731
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return frozenset()
+    if isinstance(expr, cst.Name):
+        if expr.value in deps:
+            return deps[expr.value]
+        if expr.value in ("True", "False"):
+            return frozenset()
+        return frozenset() if _number_name(model, expr.value, scope) else None
+    if isinstance(expr, cst.Attribute):
+        name = model.resolve(expr)
+        return frozenset() if name is not None and name.rsplit(".", 1)[-1] in _DTYPES else None
+    if isinstance(expr, cst.Subscript):
+        if isinstance(expr.value, cst.Name) and expr.value.value in deps and len(expr.slice) == 1:
+            index = expr.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+                return deps[expr.value.value]
+        return None
+    if isinstance(expr, cst.UnaryOperation):
+        return again(expr.expression) if isinstance(expr.operator, (cst.Minus, cst.Plus, cst.BitInvert)) else None
+    if isinstance(expr, cst.BinaryOperation):
+        if not isinstance(expr.operator, _VECTOR_OPERATORS):
+            return None
+        if isinstance(expr.operator, cst.Power):
+            kinds.add(APPROXIMATE)
+        return _one_input([again(expr.left), again(expr.right)])
+    if isinstance(expr, cst.Comparison):
+        return _one_input([again(expr.left)] + [again(t.comparator) for t in expr.comparisons])
+    if isinstance(expr, cst.Call):
+        name = model.call_name(expr)
+        if name == "tf.where" and len(expr.args) != 3:
+            return None  # tf.where(cond) returns indices
+        if name in _APPROXIMATE:
+            kinds.add(APPROXIMATE)
+        elif name not in _EXACT:
+            return None
+        parts = []
+        for arg in expr.args:
+            if arg.star:
+                return None
+            found = again(arg.value)
+            if arg.keyword is not None and found:
+                return None  # only constants by keyword (dtype=, name=)
+            parts.append(found)
+        return _one_input(parts)
+    if isinstance(expr, cst.SimpleString):
+        return frozenset()  # name=
+    return None
+
+
+_DTYPES = frozenset(
+    {"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+     "uint64", "bool", "complex64", "complex128"}
+)
+
+
+def _one_input(parts) -> Optional[FrozenSet[str]]:
+    found = _union(parts)
+    return found if found is not None and len(found) <= 1 else None
+
+
+def _number_name(model: ModuleModel, name: str, scope) -> bool:
+    """A name bound only to numeric literals (a module constant such as ``SCALE = 255.0``)."""
+    _scope, bindings = model.scope_bindings(name, scope)
+    if not bindings:
+        return False
+    for binding in bindings:
+        value = binding.value
+        if isinstance(value, cst.UnaryOperation):
+            value = value.expression
+        if binding.kind != "assign" or not isinstance(value, (cst.Integer, cst.Float)):
+            return False
+    return True

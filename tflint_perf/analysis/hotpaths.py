@@ -11,13 +11,17 @@ A function is hot when it is
 - or a same-file function that a hot function calls, or passes to a TensorFlow op such as
   ``tf.cond`` (a few levels deep).
 
+In a project session the roots may be functions of other first-party modules (``ds.map(augment.flip)``),
+and the checked module also takes the roots its importers found among its own functions: a function
+mapped or wrapped in ``tf.function`` in ``input_pipeline.py`` is hot in ``augment.py`` too.
+
 A function decorated with ``@tf.py_function(...)`` / ``@tf.numpy_function(...)`` is reached but not
 hot: its body is Python, run through a callback. Those are recorded separately.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
@@ -25,6 +29,7 @@ import libcst as cst
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
 from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.crossmodule import module_name
 
 Callable = Union[FunctionInfo, cst.Lambda]
 
@@ -59,15 +64,21 @@ class HotPaths:
         self._hot: Dict[Callable, HotContext] = {}
         self._python: Dict[FunctionInfo, HotContext] = {}
         self._roots: List[Tuple[Callable, HotContext]] = []
+        self._from_importers_done = model.session is None
         self._find_roots()
-        self._reach()
+        self._reach(list(self._roots))
+        # What this module's own code makes hot, before anything its importers add: what another module reads.
+        self.own_hot: Dict[Callable, HotContext] = dict(self._hot)
+        self.own_python: Dict[FunctionInfo, HotContext] = dict(self._python)
 
     # -- queries --------------------------------------------------------------------------------
     def context_of(self, function: Optional[Callable]) -> Optional[HotContext]:
+        self._take_importers_roots()
         return self._hot.get(function) if function is not None else None
 
     def context_of_site(self, site: CallSite) -> Optional[HotContext]:
         """Why the code at a call site runs per element or per step, or None if it does not."""
+        self._take_importers_roots()
         for lam in reversed(site.lambdas):
             if lam in self._hot:
                 return self._hot[lam]
@@ -75,10 +86,12 @@ class HotPaths:
 
     def python_callback_functions(self) -> Dict[FunctionInfo, HotContext]:
         """Functions decorated with ``@tf.py_function(...)`` (or numpy_function) reached from hot code."""
+        self._take_importers_roots()
         return dict(self._python)
 
     def element_parameters(self, site: CallSite) -> FrozenSet[str]:
         """Parameters holding tensors at a call site: those of a Dataset / map_fn function around it."""
+        self._take_importers_roots()
         names = set()
         for function in (*site.lambdas, site.function):
             context = self._hot.get(function) if function is not None else None
@@ -129,9 +142,32 @@ class HotPaths:
             self._hot[target] = context
             self._roots.append((target, context))
 
+    def _take_importers_roots(self) -> None:
+        """The checked module's functions that its importers run per element or per step."""
+        if self._from_importers_done:
+            return
+        self._from_importers_done = True
+        session = self.model.session
+        frontier: List[Tuple[Callable, HotContext]] = []
+        names = [*self.model.module_functions, *self.model.classes]
+        for importer in session.importers(self.model, names):
+            theirs = session.analysis(importer, "hot_paths")
+            if theirs is None:
+                continue
+            where = module_name(importer)
+            for function, context in list(theirs.own_hot.items()) + list(theirs.own_python.items()):
+                if not isinstance(function, FunctionInfo) or function.model is not self.model:
+                    continue
+                here = replace(context, description=f"{context.description} (in `{where}`)")
+                if function in theirs.own_python:
+                    self._python.setdefault(function, here)
+                elif function not in self._hot:
+                    self._hot[function] = here
+                    frontier.append((function, here))
+        self._reach(frontier)
+
     # -- reach ----------------------------------------------------------------------------------
-    def _reach(self) -> None:
-        frontier = list(self._roots)
+    def _reach(self, frontier: List[Tuple[Callable, HotContext]]) -> None:
         for _ in range(_MAX_DEPTH):
             next_frontier: List[Tuple[Callable, HotContext]] = []
             for function, context in frontier:
@@ -144,16 +180,16 @@ class HotPaths:
             frontier = next_frontier
 
     def _callees(self, function: Callable) -> List[FunctionInfo]:
-        graph = self.model.call_graph
-        found = list(graph.callees(function))
+        model = function.model if isinstance(function, FunctionInfo) and function.model is not None else self.model
+        found = list(model.call_graph.callees(function))
         scope = function if isinstance(function, FunctionInfo) else None
         # Functions handed to TensorFlow ops in hot code (tf.cond branches, tf.while_loop bodies) run there too.
-        for site in self.model.calls_in(function):
-            name = self.model.call_name(site.node)
+        for site in model.calls_in(function):
+            name = model.call_name(site.node)
             if name is None or not name.startswith("tf.") or name in PYTHON_CALLBACKS or name == "tf.function":
                 continue
             for arg in site.node.args:
-                target = self.model.effects.resolve_callable(arg.value, scope or site.function)
+                target = model.effects.resolve_callable(arg.value, scope or site.function)
                 if isinstance(target, FunctionInfo) and target not in found:
                     found.append(target)
         return found
@@ -164,8 +200,9 @@ class HotPaths:
         return self.model.call_name(expr) if isinstance(expr, cst.Call) else self.model.resolve(expr)
 
     def _is_python_callback(self, function: FunctionInfo) -> bool:
+        model = function.model or self.model
         return any(
-            isinstance(d.decorator, cst.Call) and self.model.call_name(d.decorator) in PYTHON_CALLBACKS
+            isinstance(d.decorator, cst.Call) and model.call_name(d.decorator) in PYTHON_CALLBACKS
             for d in function.node.decorators
         )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
@@ -74,6 +75,7 @@ class FunctionInfo:
     parent: Optional["FunctionInfo"]
     declares_global: bool = False
     returns: List[ReturnSite] = field(default_factory=list)
+    model: Optional["ModuleModel"] = field(default=None, repr=False)  # the module it is defined in
 
     @property
     def is_method(self) -> bool:
@@ -97,6 +99,7 @@ class ClassInfo:
     methods: Dict[str, FunctionInfo] = field(default_factory=dict)
     # `self.<attr> = <value>` assignments made in any method.
     attributes: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
+    model: Optional["ModuleModel"] = field(default=None, repr=False)  # the module it is defined in
 
 
 @dataclass(eq=False)
@@ -118,6 +121,8 @@ class _Collector(cst.CSTVisitor):
         self.classes: Dict[str, ClassInfo] = {}
         self.calls: List[CallSite] = []
         self.module_assignments: Dict[str, List[cst.BaseExpression]] = {}
+        # Module-level imports as written, for first-party names: local name -> (module, dots, name taken).
+        self.raw_imports: Dict[str, Tuple[str, int, Optional[str]]] = {}
         self._containers: List[Union[FunctionInfo, ClassInfo]] = []
         self._loop_stack: List[List[LoopNode]] = [[]]
         self._lambda_stack: List[cst.Lambda] = []
@@ -152,20 +157,31 @@ class _Collector(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> None:
         self.imports.add_import(node)
         for alias in node.names:
+            full = dotted_text(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self._bind(alias.asname.name.value, "import", None)
+                self._raw_import(alias.asname.name.value, (full, 0, None))
             else:
-                self._bind((dotted_text(alias.name) or "").split(".")[0], "import", None)
+                self._bind(full.split(".")[0], "import", None)
+                self._raw_import(full.split(".")[0], (full.split(".")[0], 0, None))
+
+    def _raw_import(self, local: str, target: Tuple[str, int, Optional[str]]) -> None:
+        if not self._containers:
+            self.raw_imports[local] = target
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.imports.add_import_from(node)
         if isinstance(node.names, cst.ImportStar):
             return
+        module = dotted_text(node.module) if node.module is not None else ""
         for alias in node.names:
+            if not isinstance(alias.name, cst.Name):
+                continue
+            local = alias.name.value
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self._bind(alias.asname.name.value, "import", None)
-            elif isinstance(alias.name, cst.Name):
-                self._bind(alias.name.value, "import", None)
+                local = alias.asname.name.value
+            self._bind(local, "import", None)
+            self._raw_import(local, (module or "", len(node.relative), alias.name.value))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._bind(node.name.value, "class", None)
@@ -348,6 +364,14 @@ class ModuleModel:
         self.classes = collector.classes
         self.calls = collector.calls
         self.bindings = collector.bindings
+        self.raw_imports = collector.raw_imports
+        # Set by a project session (tflint_perf.analysis.crossmodule) when the module is part of one.
+        self.session: Optional["Session"] = None
+        self.path: Optional[Path] = None
+        for info in self.functions:
+            info.model = self
+        for cls in self.classes.values():
+            cls.model = self
         # Module-level names bound exactly once, to a value expression (None for def/class/import).
         self.module_values: Dict[str, cst.BaseExpression] = {
             name: values[0]
@@ -489,6 +513,41 @@ class ModuleModel:
 
         return EffectAnalysis(self)
 
+    def foreign(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo] = None
+                ) -> Optional[Union[FunctionInfo, ClassInfo]]:
+        """The function or class of another first-party module that a name such as ``make_dataset``
+        or ``data.make_dataset`` denotes (imported, and not rebound locally); None outside a project
+        session or when it cannot be known."""
+        if self.session is None:
+            return None
+        text = dotted_text(expr)
+        if text is None:
+            return None
+        root, *attributes = text.split(".")
+        target = self.raw_imports.get(root)
+        if target is None or self.imports.is_bound(root) and self.imports.qualified(root) is not None:
+            return None  # not imported, or a TensorFlow/Keras name
+        found_scope, bindings = self.scope_bindings(root, scope)
+        if found_scope is not None or any(b.kind != "import" for b in bindings):
+            return None  # a local of the same name, or the import rebound
+        return self.session.definition(self, target, attributes)
+
+    def owns(self, node: cst.CSTNode) -> bool:
+        """The node is part of this module's tree (not of another module's, in a project session)."""
+        if self.session is None:
+            return True
+        return id(node) in self._node_ids
+
+    @cached_property
+    def _node_ids(self) -> frozenset:
+        ids = set()
+        stack: List[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            ids.add(id(node))
+            stack.extend(node.children)
+        return frozenset(ids)
+
     def tensorflow_alias(self) -> Optional[str]:
         """The local name the module uses for TensorFlow itself (``tf``, ``tf2``...), if any."""
         return self.imports.alias_for("tf")
@@ -504,6 +563,7 @@ def _lambda_parameter_names(node: cst.Lambda) -> List[str]:
 
 
 if False:  # pragma: no cover - imports for type checkers only
+    from tflint_perf.analysis.crossmodule import Session
     from tflint_perf.analysis.callgraph import CallGraph
     from tflint_perf.analysis.effects import EffectAnalysis
     from tflint_perf.analysis.hotpaths import HotPaths

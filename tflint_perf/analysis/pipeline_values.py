@@ -113,6 +113,12 @@ class Consumption:
     states: FrozenSet[State]
     purpose: Purpose
     role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
+    elsewhere: str = ""  # the importing module it happens in, when not in the module checked
+
+    @property
+    def where(self) -> str:
+        """`` in `train.py` `` for a consumption in another module, else nothing: for messages."""
+        return f" in `{self.elsewhere}`" if self.elsewhere else ""
 
     @property
     def trains_on(self) -> bool:

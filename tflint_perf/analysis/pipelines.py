@@ -14,7 +14,7 @@ builtin ``map`` never start a pipeline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, FrozenSet, Generic, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import libcst as cst
@@ -27,6 +27,7 @@ from tflint_perf.analysis.arguments import (
     keyword_value,
     string_keyword,
 )
+from tflint_perf.analysis.crossmodule import module_name
 from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
@@ -164,8 +165,9 @@ class PipelineAnalysis:
 
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
-        self.consumptions: List[Consumption] = []
-        self._real_states: Dict[State, None] = {}
+        self._own_consumptions: List[Consumption] = []
+        self._own_states: Dict[State, None] = {}
+        self._from_importers: Optional[Tuple[List[Consumption], Dict[State, None]]] = None
         self._summaries: Dict[FunctionInfo, Summary] = {}
         self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
         self._closures: Dict[FunctionInfo, Env] = {}
@@ -183,7 +185,68 @@ class PipelineAnalysis:
             if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
                 self._peeked.add(node.args[0].value)
         if self._mentions_datasets():
-            self._run()
+            if model.session is None:
+                self._run()
+            else:
+                with model.session.building(model, "pipelines"):
+                    self._run()
+
+    # -- across modules --------------------------------------------------------------------------
+    @property
+    def consumptions(self) -> List[Consumption]:
+        """Where this module's pipelines are iterated, and what for; for the checked module of a
+        project session also where its importers iterate pipelines built (or extended) here."""
+        return self._own_consumptions + self._importers_part()[0]
+
+    @property
+    def _real_states(self) -> Dict[State, None]:
+        extra = self._importers_part()[1]
+        return {**self._own_states, **extra} if extra else self._own_states
+
+    def _importers_part(self) -> Tuple[List[Consumption], Dict[State, None]]:
+        if self._from_importers is None:
+            self._from_importers = ([], {})
+            session = self.model.session
+            if session is not None and self._exports_pipelines():
+                self._from_importers = self._take_from_importers(session)
+        return self._from_importers
+
+    def _exports_pipelines(self) -> bool:
+        return any(summary.returns is not None or summary.consumptions for summary in self._summaries.values())
+
+    def _take_from_importers(self, session) -> Tuple[List[Consumption], Dict[State, None]]:
+        consumptions: List[Consumption] = []
+        states: Dict[State, None] = {}
+        exported = [function.class_info.name if function.class_info is not None else function.name
+                    for function, summary in self._summaries.items()
+                    if function.parent is None and (summary.returns is not None or summary.consumptions)]
+        for importer in session.importers(self.model, exported):
+            theirs = session.analysis(importer, "pipelines")
+            if theirs is None:
+                continue
+            where = module_name(importer)
+            for consumption in theirs._own_consumptions:
+                mine = frozenset(state for state in consumption.states if self._touches(state))
+                if mine:
+                    consumptions.append(replace(consumption, states=mine,
+                                                elsewhere=where))
+                    states.update(dict.fromkeys(mine))
+        return consumptions, states
+
+    def _touches(self, state: State) -> bool:
+        """Part of the state (its source or an op) is this module's code."""
+        owns = self.model.owns
+        return owns(state.source.node) or any(owns(op.call) for op in state.ops)
+
+    def summary_for(self, function: FunctionInfo) -> Optional[Summary]:
+        """A function's summary, from its own module's analysis when it is defined elsewhere (None:
+        unknown, as for an import cycle)."""
+        owner = function.model
+        if owner is None or owner is self.model:
+            return self._effective_summary(function)
+        session = self.model.session
+        theirs = session.analysis(owner, "pipelines") if session is not None else None
+        return theirs._effective_summary(function) if theirs is not None else None
 
     # -- queries for rules ---------------------------------------------------------------------
     def states(self) -> List[State]:
@@ -308,7 +371,30 @@ class PipelineAnalysis:
             name = self.model.call_name(site.node)
             if name is not None and (name in SOURCES or name.startswith("tfds.")):
                 return True
-        return bool(self._dataset_classes)
+        return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
+
+    def _calls_imported_pipeline_functions(self) -> bool:
+        """In a project session: a call of another module's function that returns or consumes pipelines."""
+        session = self.model.session
+        if session is None or self.model.path is None:
+            return False
+        candidates: Dict[str, bool] = {}
+        for site in self.model.calls:
+            func = site.node.func
+            root = dotted_text(func)
+            local = root.split(".")[0] if root is not None else None
+            if local is None or local not in self.model.raw_imports:
+                continue
+            if local not in candidates:
+                module, level, name = self.model.raw_imports[local]
+                target = session.project.resolve(self.model.path, module, level, name)
+                candidates[local] = target is not None and session.project.mentions_pipelines(target[0])
+            if not candidates[local]:
+                continue
+            target = self.model.effects.resolve_callable(func, site.function)
+            if isinstance(target, FunctionInfo) and target.model is not self.model and self.summary_for(target) is not None:
+                return True
+        return False
 
     def _run(self) -> None:
         # Rounds, as in a plain fixpoint: each interprets the module body, then every function, against
@@ -334,10 +420,10 @@ class PipelineAnalysis:
         # The last round's outputs, in the order that round produced them.
         unique: Dict[Tuple[cst.CSTNode, FrozenSet[State]], Consumption] = {}
         for run in runs:
-            self._real_states.update(run.real_states)  # a state seen again keeps its first place
+            self._own_states.update(run.real_states)  # a state seen again keeps its first place
             for consumption in run.consumptions:
                 unique.setdefault((consumption.node, consumption.states), consumption)
-        self.consumptions = list(unique.values())
+        self._own_consumptions = list(unique.values())
 
     def _interpret(self, function: Optional[FunctionInfo], module_env: Env,
                    previous: Optional["_Interpretation"]) -> "_Interpretation":
@@ -412,7 +498,7 @@ class _Interpretation:
         if not (closure is self.closure or closure == self.closure):
             return False
         for function, summary in self.summaries_read.items():
-            current = analysis._effective_summary(function)
+            current = analysis.summary_for(function)
             if not (current is summary or current == summary):
                 return False
         class_attrs = analysis._class_attrs
@@ -724,7 +810,8 @@ class _Run:
                 cls = self._class()
                 if cls is not None and method in cls.methods:
                     return self.apply(cls.methods[method], call, skip_first=True)
-            return None
+                return None
+            return self._apply_elsewhere(call) if self.model.session is not None else None
         callee = self.eval(func) if not isinstance(func, cst.Name) else self.env.get(func.value)
         if isinstance(func, cst.Name) and func.value == "iter" and call.args:
             value = self.eval(call.args[0].value)
@@ -736,6 +823,8 @@ class _Run:
             return None
         if isinstance(callee, FunctionRef):
             return self.apply(callee.function, call)
+        if callee is None and isinstance(func, cst.Name) and func.value in self.model.raw_imports:
+            return self._apply_elsewhere(call)
         if isinstance(callee, ClassRef) and callee.cls in self.analysis._dataset_classes:
             for arg in call.args:
                 self.eval(arg.value)
@@ -836,7 +925,7 @@ class _Run:
 
     # -- same-file calls ------------------------------------------------------------------------
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
-        summary = self.analysis._effective_summary(function)
+        summary = self.analysis.summary_for(function)
         self.summaries_read[function] = summary  # the same all round: summaries change between rounds
         bound = self._bind_arguments(function, call, skip_first)
         if summary is None:
@@ -848,6 +937,20 @@ class _Run:
         result = _substitute(summary.returns, function, bound)
         self._note_states(result)
         return result
+
+    def _apply_elsewhere(self, call: cst.Call) -> Value:
+        """A call of a function of another first-party module (``make_dataset()``, ``data.load(ds)``,
+        ``loader.dataset()`` on an object of an imported class), applied through its own summary."""
+        if self.model.session is None:
+            for arg in call.args:
+                self.eval(arg.value)
+            return None
+        target = self.model.effects.resolve_callable(call.func, self.function)
+        if not isinstance(target, FunctionInfo) or target.model is self.model:
+            for arg in call.args:
+                self.eval(arg.value)
+            return None
+        return self.apply(target, call, skip_first=target.class_info is not None and target.parent is None)
 
     def _bind_arguments(self, function: FunctionInfo, call: cst.Call, skip_first: bool) -> Dict[int, Value]:
         params = _parameters(function)

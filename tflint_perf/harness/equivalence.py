@@ -75,6 +75,17 @@ def allclose_finite_gradients(before, after) -> Verdict:
     )
 
 
+def allclose_fewer_traces(before, after) -> Verdict:
+    """Python arguments made tensors: the same values, and the function traced fewer times (probe["traces"])."""
+    verdict = allclose(before, after)
+    if not verdict.passed:
+        return verdict
+    old, new = before.get("probe", {}).get("traces"), after.get("probe", {}).get("traces")
+    if old is None or new is None or int(new) >= int(old):
+        return Verdict(False, f"traces did not drop: {old} before, {new} after")
+    return Verdict(True, f"{verdict.summary}; traces {int(old)} before, {int(new)} after")
+
+
 def architecture_change(before, after) -> Verdict:
     """Layer widths rounded up: same outputs' shape, finite values, a different parameter count (intended)."""
     old, new = before.get("probe", {}), after.get("probe", {})
@@ -104,6 +115,7 @@ CHECKS: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], Verdict]] = {
     "reshuffled_each_epoch": reshuffled_each_epoch,
     "allclose": allclose,
     "allclose_finite_gradients": allclose_finite_gradients,
+    "allclose_fewer_traces": allclose_fewer_traces,
     "architecture_change": architecture_change,
     "batch_size_change": batch_size_change,
 }

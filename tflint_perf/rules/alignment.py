@@ -17,15 +17,16 @@ ALIGNMENT_OPTIONS = (
     Option(
         "alignment",
         0,
-        "the multiple tensor cores want; 0 (the default) reads it from the module's precision: 8 for a "
+        "The multiple tensor cores want; 0 (the default) reads it from the module's precision: 8 for a "
         "float16/bfloat16 mixed-precision policy, 4 for float32 (TF32), none for TPU or Decision Forests code; "
-        "set 8 (16-bit), 4 (TF32) or 16 (int8) to state your hardware instead",
+        "set 8 (16-bit), 4 (TF32) or 16 (int8) to state your hardware instead.",
+        example=8,
     ),
     Option(
         "min-width",
         64,
-        "literals below this are never reported: layers and batches that small are memory-bound, so "
-        "tensor-core alignment makes no measurable difference (NVIDIA's guides ask for 64 and more)",
+        "Literals below this are never reported: layers and batches that small are memory-bound, so "
+        "tensor-core alignment makes no measurable difference (NVIDIA's guides ask for 64 and more).",
     ),
 )
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf import versions
 from tflint_perf.diagnostics import Finding, FixPlan
 
 if TYPE_CHECKING:
@@ -35,9 +37,62 @@ class Invalid:
 
 @dataclass(frozen=True)
 class Option:
+    """A setting a rule reads, documented on the rule's page as the TOML the user writes."""
+
     key: str  # the key in [tool.tflint-perf]
     default: Any
     help: str
+    toml_type: str = ""  # for the docs; derived from ``default`` when empty
+    default_text: str = ""  # for the docs, when ``default`` (e.g. None) does not say it
+    example: Any = None  # the value shown in the TOML snippet; ``default`` when None
+    flag: str = ""  # the command-line flag that sets it too, if any
+
+    def toml_type_name(self) -> str:
+        if self.toml_type:
+            return self.toml_type
+        return {bool: "boolean", int: "integer", float: "float", str: "string", list: "list of strings"}.get(
+            type(self.default), type(self.default).__name__
+        )
+
+    def docs_markdown(self) -> List[str]:
+        example = self.example if self.example is not None else self.default
+        default = self.default_text or f"`{_toml(self.default)}`"
+        lines = [f"### `{self.key}`", "", "```toml", "[tool.tflint-perf]", f"{self.key} = {_toml(example)}", "```", "",
+                 f"- Type: {self.toml_type_name()}", f"- Default: {default}"]
+        if self.flag:
+            lines.append(f"- Command line: `{self.flag}`")
+        return lines + ["", " ".join(self.help.split()), ""]
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return repr(value)
+
+
+# The TensorFlow version the checked code runs on; a setting of the whole run (config.py validates it
+# and infers it from the project's dependency files), declared by the rules whose findings depend on it.
+TARGET_VERSION = Option(
+    "target-version",
+    None,
+    f"The TensorFlow version the code runs on (a released version, `\"{versions.OLDEST}\"` to `\"{versions.NEWEST}\"`; "
+    "an unknown one is a configuration error). When unset, it is inferred from the lower bound of the TensorFlow requirement in the "
+    "project's dependency files (`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`, `environment.yml`); "
+    "`tflint-perf check --show-settings PATH` shows the version used and where it came from.",
+    toml_type="string",
+    default_text="none: inferred from the project's dependency files; when nothing declares it, findings say which versions they hold for",
+    example="2.15",
+    flag="--target-version 2.15",
+)
+
+
+def target_version_option(effect: str) -> Option:
+    """``target-version`` as a rule declares it: with what the version changes in this rule."""
+    return dataclasses.replace(TARGET_VERSION, help=f"{TARGET_VERSION.help} In this rule: {effect}")
 
 
 class RuleContext:
@@ -62,6 +117,9 @@ class Rule:
     # What the code a finding is about must be for (analysis/purpose.py): training by default, where
     # speed matters; a rule that also fires on evaluation or inference says so in its message.
     purposes: ClassVar[FrozenSet[Purpose]] = frozenset({Purpose.TRAINING})
+    # A file that cannot be read or parsed (TFP001, TFP002): reported by the checker, not by a check
+    # on a tree; its examples are whole files, run through ``checker.process_bytes``.
+    input_error: ClassVar[bool] = False
 
     # Documentation, in Markdown, one field per section.
     what_it_does: ClassVar[str]
@@ -76,6 +134,8 @@ class Rule:
     invalid: ClassVar[Sequence[Invalid]] = ()
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
+        if self.input_error:
+            return ()
         raise NotImplementedError
 
     def finding(
@@ -103,9 +163,9 @@ class Rule:
         parts += ["## Example", "```python", cls.example.strip(), "```", "", "Use instead:", "```python",
                   cls.use_instead.strip(), "```", ""]
         if cls.options:
-            parts += ["## Options"]
-            parts += [f"- `{opt.key}` (default `{opt.default!r}`): {opt.help}" for opt in cls.options]
-            parts += [""]
+            parts += ["## Options", "", "Set in `pyproject.toml`:", ""]
+            for option in cls.options:
+                parts += option.docs_markdown()
         parts += ["## Fix safety", cls.fix_safety.strip(), ""]
         if cls.references:
             parts += ["## References"] + [f"- {ref}" for ref in cls.references] + [""]
@@ -118,4 +178,10 @@ def call_method_span(call: cst.Call) -> cst.CSTNode:
 
 
 def options_of(rules: Iterable[type]) -> Dict[str, Option]:
-    return {option.key: option for rule in rules for option in rule.options}  # type: ignore[attr-defined]
+    """The per-rule options (``target-version`` is a setting of the whole run, read by config.py)."""
+    return {
+        option.key: option
+        for rule in rules
+        for option in rule.options  # type: ignore[attr-defined]
+        if option.key != TARGET_VERSION.key
+    }

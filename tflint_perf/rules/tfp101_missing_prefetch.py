@@ -11,7 +11,7 @@ from tflint_perf.analysis.pipeline_values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes import append_op, autotune
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 
 
@@ -20,6 +20,9 @@ class MissingPrefetch(Rule):
     name = "missing-prefetch"
     summary = "tf.data pipeline consumed for training without `prefetch` at its end"
     fix_availability = "sometimes"
+    options = (target_version_option(
+        "From TensorFlow 2.12 the runtime appends a prefetch itself (unless autotune or the `inject_prefetch` rewrite is off), so such pipelines are not reported; before 2.4 the fix writes `tf.data.experimental.AUTOTUNE` (`tf.data.AUTOTUNE` does not exist there)."
+    ),)
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
@@ -155,6 +158,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                     else "Pipeline consumed by"
                 )
                 consumer = f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
+                consumer += consumption.where
                 message = (
                     f"{problem} {consumer} does not end with `prefetch`; input preparation and the "
                     "training step run one after the other"

@@ -12,7 +12,7 @@ from tflint_perf.analysis.pipelines import is_trivial_function
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument, autotune, wrapped_keyword_argument
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
@@ -23,6 +23,9 @@ class SequentialMap(Rule):
     name = "sequential-map"
     summary = "`Dataset.map` / `interleave` without `num_parallel_calls` runs one element at a time"
     fix_availability = "sometimes"
+    options = (target_version_option(
+        "From TensorFlow 2.7 the runtime parallelises a stateless `map` itself (unless autotune or the `map_parallelization` rewrite is off), so such maps are not reported; before 2.4 the fix writes `tf.data.experimental.AUTOTUNE`."
+    ),)
 
     what_it_does = """
 Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline that pass no

@@ -6,7 +6,7 @@ from typing import Iterable, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.elementwise import about_shapes_or_nan, elementwise_leaves
+from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
 from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.values import TENSOR, ValueKinds
@@ -25,33 +25,60 @@ class CondOverWhere(Rule):
 
     what_it_does = """
 Checks for `tf.cond(pred, true_fn, false_fn)` (also `tf.compat.v1.cond`) in code that runs per
-element or per step (a `tf.function`, a function passed to `Dataset.map` or `tf.map_fn`, a Keras
-layer's `call`), whose branches are a lambda or a one-line local function returning a cheap,
-side-effect-free element-wise expression of the same tensors, and whose predicate is a tensor.
+element of a tensor or per step (a function passed to `tf.map_fn` or `tf.vectorized_map`, a
+`tf.function`, a Keras layer's `call`), whose branches are a lambda or a one-line local function
+returning a cheap, side-effect-free element-wise expression of the same tensors, and whose
+predicate is a tensor.
 
 Not reported:
+- a `tf.cond` directly in a function passed to `Dataset.map` (a `tf.map_fn` inside it is still
+  checked): the input pipeline runs on the CPU, where there is no host round trip to save, and the
+  predicate of `tf.cond` is one scalar per element, so `tf.where` only adds work. Measured on a
+  2-core CPU (1 thread, `benchmarks/tfp202_scalar_cond.py`), per 512x512x3 image:
+  `tf.cond(reduce_max(image) > 1, minimum(image, 1), abs(image))` 0.47 ms against 3.06 ms with
+  `tf.where`; a random `image * mask` against `image` (GridMask) 0.60 ms against 3.18 ms; a random
+  sign on a scalar, 25.0 against 23.6 us per element of the pipeline (noise);
 - a branch that calls a model or layer, has side effects (`assign`, `tf.print`, summaries,
   `py_function`), can raise (`tf.debugging.assert_*`), is expensive (matmul, convolution) or
   calls anything not known to be element-wise;
 - a branch that can produce NaN or infinity (division by a tensor, `log`, `sqrt`, `exp`, `pow`):
-  there the cond is usually a guard;
+  there the cond is usually a guard. That holds even when the predicate proves the denominator
+  positive (`tf.cond(norm > t, lambda: g * t / norm, lambda: g)`): `tf.where` computes both
+  branches for every input, so at `norm == 0` it still divides by zero, and although the
+  selected value is right, the gradient with respect to `g` becomes NaN (measured) where the
+  `tf.cond` gives 1;
 - predicates about shapes or sizes (`tf.shape`, `tf.size`, `tf.rank`, `.shape`, `len`), and
   NaN guards (`tf.math.is_finite`, `is_nan`, `is_inf`);
 - branches whose shapes may differ (different tensors, a constant against a tensor, slicing
-  against no slicing, `tf.zeros([0])`): `tf.where` cannot return either shape;
+  against no slicing, `tf.zeros([0])`, `image * mask` against `image` where `mask` might
+  broadcast `image` to a larger shape): `tf.where` cannot return either shape;
 - predicates that are Python values (`True`, a Python comparison, a flag parameter), which
   `tf.function` resolves while tracing at no cost.
+- predicates on a training-step counter (`global_step < warmup_steps`, `optimizer.iterations`,
+  `epoch`), as in learning-rate schedules: see below.
 """
     why_bad = """
 `tf.cond` is control flow: the predicate has to be computed before either branch can start, and
 on a GPU the runtime waits for it on the host before launching the chosen branch, leaving a gap
-between kernels. Inside `tf.map_fn` (or a per-element `Dataset.map`) that cost is paid for every
-element, and it prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
+between kernels. Inside `tf.map_fn` that cost is paid for every element of the tensor, and it
+prevents vectorising the whole computation. `tf.where(pred, a, b)` computes both
 cheap expressions and selects element-wise, with no control flow, and once the branch is gone the
 whole `map_fn` can usually become one `tf.where` over the tensor. Measured on a 2-core CPU, the
 fix alone (`tf.where` inside the same `map_fn`) gained 1.0-1.3x (`tflint-perf bench TFP202`); replacing
 the `map_fn` of `tf.cond` over 5,000 elements by one `tf.where` over the tensor gained 160x (0.88 s
 against 0.0055 s per 20 calls). The large win needs that second, manual step.
+
+Outside `tf.map_fn` the predicate of a `tf.cond` is a single scalar and the CPU gains nothing
+(2,000 calls of a scalar cond with cheap branches: 0.70 s against 0.69 s); over large tensors
+`tf.where` is slower on a CPU, since it computes both branches and selects every element. What
+remains is the GPU argument: a `tf.cond` in a training step whose predicate is computed on the
+device makes the runtime copy it to the host before it launches the chosen branch, which leaves
+a gap in the GPU's stream (the GPU performance guide shows the gaps that loss scaling's host-side
+conditionals leave); `tf.where` stays on the device. Learning-rate schedules such as
+`tf.cond(global_step < warmup_steps, lambda: warmup_lr, lambda: lr)` are not worth a finding: the
+predicate depends only on the step counter, known when the step starts, so its copy to the host
+overlaps the forward pass and leaves no gap, and the branches are scalars (≈1.0x). The rule stays
+silent on predicates that read a step counter.
 """
     example = """
 import tensorflow as tf
@@ -121,6 +148,41 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
         Valid(_TF + "y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: -x)\n"),
         # An unknown call in a branch.
         Valid(_TF + "@tf.function\ndef f(x):\n    return tf.cond(tf.reduce_sum(x) > 0, lambda: helper(x), lambda: x)\n"),
+        # A division whose denominator the predicate proves positive: tf.where still divides by
+        # zero in the branch it does not select, and the gradient becomes NaN.
+        Valid(_TF + "@tf.function\ndef clip(g, t):\n    norm = tf.norm(g)\n"
+              "    return tf.cond(norm > t, lambda: g * t / norm, lambda: g)\n"),
+        # A Dataset.map function (CPU, one scalar predicate per element): tf.where is slower there.
+        Valid(
+            "import tensorflow as tf2\n\ndef clip(image, label):\n"
+            "    image = tf2.compat.v1.cond(tf2.reduce_max(image) > 1.0, true_fn=lambda: tf2.minimum(image, 1.0),\n"
+            "                               false_fn=lambda: tf2.abs(image))\n    return image, label\n\n"
+            "ds = tf2.data.Dataset.from_tensor_slices((x, y)).map(clip)\n"
+        ),
+        Valid(
+            _TF + "def negate(level, label):\n    flip = tf.random.uniform([]) < 0.5\n"
+            "    return tf.cond(flip, lambda: level, lambda: -level), label\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(negate)\n"
+        ),
+        # GridMask: a random multiplication by a mask that may broadcast the image.
+        Valid(
+            _TF + "@tf.function\ndef grid(image, mask):\n    occur = tf.random.normal([]) < 0.6\n"
+            "    return tf.cond(occur, lambda: image * mask, lambda: image)\n"
+        ),
+        # Learning-rate schedules: a predicate on the step counter, scalar branches.
+        Valid(
+            _TF + "@tf.function\ndef lr(step, warmup_lr, base_lr):\n"
+            "    return tf.cond(step < 1000, lambda: warmup_lr, lambda: base_lr)\n"
+        ),
+        Valid(
+            _TF + "@tf.function\ndef lr(global_step, base_lr, warmup_steps):\n"
+            "    return tf.cond(tf.less(global_step, warmup_steps), lambda: base_lr * 0.1, lambda: base_lr)\n"
+        ),
+        Valid(
+            _TF + "class Model(tf.keras.Model):\n    def train_step(self, data):\n"
+            "        lr = tf.cond(tf.greater(self.optimizer.iterations, 100), lambda: self.lr * 0.5, lambda: self.lr)\n"
+            "        return {'lr': lr}\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -135,16 +197,18 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             "    return tf.map_fn(lambda v: tf.cond(v > 0, lambda: v, lambda: 0.2 * v), x)\n",
             fixed=None,
         ),
-        # In a Dataset.map function, keyword form, tf.compat.v1.cond.
+        # tf.map_fn inside a Dataset.map function, keyword form, tf.compat.v1.cond.
         Invalid(
-            "import tensorflow as tf2\n\ndef clip(image, label):\n"
-            "    image = tf2.compat.v1.cond(tf2.reduce_max(image) > 1.0, true_fn=lambda: tf2.minimum(image, 1.0),\n"
-            "                               false_fn=lambda: tf2.abs(image))\n    return image, label\n\n"
+            "import tensorflow as tf2\n\ndef clip(values, label):\n"
+            "    values = tf2.map_fn(lambda v: tf2.compat.v1.cond(v > 1.0, true_fn=lambda: tf2.minimum(v, 1.0),\n"
+            "                                                     false_fn=lambda: tf2.abs(v)), values)\n"
+            "    return values, label\n\n"
             "ds = tf2.data.Dataset.from_tensor_slices((x, y)).map(clip)\n",
             unsafe=True,
-            fixed="import tensorflow as tf2\n\ndef clip(image, label):\n"
-            "    image = tf2.where(tf2.reduce_max(image) > 1.0, tf2.minimum(image, 1.0), tf2.abs(image))\n"
-            "    return image, label\n\nds = tf2.data.Dataset.from_tensor_slices((x, y)).map(clip)\n",
+            fixed="import tensorflow as tf2\n\ndef clip(values, label):\n"
+            "    values = tf2.map_fn(lambda v: tf2.where(v > 1.0, tf2.minimum(v, 1.0), tf2.abs(v)), values)\n"
+            "    return values, label\n\n"
+            "ds = tf2.data.Dataset.from_tensor_slices((x, y)).map(clip)\n",
         ),
         # Local one-line functions as branches: reported, but no fix.
         Invalid(
@@ -163,10 +227,14 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             if model.call_name(call) != "tf.cond" or has_star_args(call):
                 continue
             hot = model.hot_paths.context_of_site(site)
+            if hot is not None and hot.kind == "dataset":
+                continue  # the CPU input pipeline: one scalar predicate per element, nothing to save
             pred = argument(call, "pred", 0)
             true_fn = argument(call, "true_fn", 1) or argument(call, "fn1", None)
             false_fn = argument(call, "false_fn", 2) or argument(call, "fn2", None)
-            if hot is None or pred is None or true_fn is None or false_fn is None or about_shapes_or_nan(model, pred.value):
+            if hot is None or pred is None or true_fn is None or false_fn is None:
+                continue
+            if about_shapes_or_nan(model, pred.value) or about_step_counter(pred.value):
                 continue
             values = values or ValueKinds(model)
             tensors = model.hot_paths.element_parameters(site)

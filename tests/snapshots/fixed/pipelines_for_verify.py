@@ -41,7 +41,7 @@ def make_loaded_dataset(batch_size=32):
 
 def make_shuffled_dataset(batch_size=64):
     ds = tf.data.Dataset.from_tensor_slices((FEATURES, LABELS)).shuffle(1024)  # no seed: a new order every run
-    return ds.map(standardize, num_parallel_calls=tf.data.AUTOTUNE).batch(batch_size).prefetch(tf.data.AUTOTUNE)
+    return ds.batch(batch_size).map(standardize, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
 
 
 def train(model, epochs=2):

@@ -1,0 +1,112 @@
+"""The loop and model questions shared by TFP203-TFP206: analysis/loops.py and analysis/models.py."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from tflint_perf.analysis.loops import StepLoops
+from tflint_perf.analysis.models import KerasModels, TfFunctions
+from tflint_perf.analysis.module import ModuleModel
+
+
+def model_of(source: str) -> ModuleModel:
+    return ModuleModel(cst.parse_module(source))
+
+
+def site_named(model: ModuleModel, text: str):
+    """The call site whose code is ``text``."""
+    for site in model.calls:
+        if model.module.code_for_node(site.node) == text:
+            return site
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize(
+    "header,repeats",
+    [
+        ("for x in data:", True),
+        ("for x in range(1000):", True),
+        ("for flag in (True, False):", False),  # a short literal tuple
+        ("for x in ds.take(3):", False),  # a look at a few elements
+        ("for x in images[:5]:", False),
+        ("for x in range(3):", False),
+        ("while not done:", True),
+    ],
+)
+def test_loops_that_repeat_work(header, repeats):
+    model = model_of(f"import tensorflow as tf\n{header}\n    step(x)\n")
+    loops = StepLoops(model)
+    site = site_named(model, "step(x)")
+    assert bool(loops.lexical(site)) is repeats
+
+
+def test_a_plotting_loop_inspects_and_a_module_constant_gives_the_count():
+    model = model_of("import matplotlib.pyplot as plt\nk = 4\nk = 4\nfor i in range(k):\n    f(i)\nfor i in range(40):\n"
+                     "    plt.imshow(f(i))\n")
+    loops = StepLoops(model)
+    counted = [site for site in model.calls if model.module.code_for_node(site.node) == "f(i)"]
+    assert loops.count(counted[0].loops[0]) == 4  # `k = 4` in two notebook cells is still 4
+    assert loops.inspects(counted[1].loops[0])
+    assert not loops.runs_few(counted[1].loops[0]) and loops.runs_few(counted[0].loops[0])
+
+
+def test_varies_sees_the_target_and_assignments_later_in_the_body():
+    model = model_of("lr = 0.1\nstate = reset()\nwhile True:\n    act(state, lr, 3)\n    state = step()\n")
+    loops = StepLoops(model)
+    site = site_named(model, "act(state, lr, 3)")
+    loop = site.loops[0]
+    args = [arg.value for arg in site.node.args]
+    assert loops.varies(args[0], site, loop)  # rebound after the call: the next iteration sees it
+    assert not loops.varies(args[1], site, loop)
+    assert not loops.varies(args[2], site, loop)
+
+
+def test_loops_around_a_nested_def():
+    model = model_of("def train(ds):\n    for x in ds:\n        def step(y):\n            return y\n        step(x)\n")
+    loops = StepLoops(model)
+    step = next(f for f in model.functions if f.name == "step")
+    assert len(loops.around_def(step)) == 1
+
+
+@pytest.mark.parametrize(
+    "source,expected",
+    [
+        ("from tensorflow import keras\nm = keras.Sequential([])\nm.predict(x)\n", True),
+        ("import tensorflow as tf\nm = tf.keras.models.load_model('p')\nm.predict(x)\n", True),
+        ("import tensorflow as tf\nm = tf.keras.applications.ResNet50()\nm.predict(x)\n", True),
+        ("import tensorflow as tf\ndef build():\n    return tf.keras.Model(i, o)\nm = build()\nm.predict(x)\n", True),
+        ("import tensorflow as tf\nclass Net(tf.keras.Model):\n    pass\nm = Net()\nm.predict(x)\n", True),
+        ("from sklearn.svm import SVC\nm = SVC()\nm.predict(x)\n", False),
+        ("import tensorflow as tf\ndef f(m):\n    m.predict(x)\n", False),  # a parameter: unknown
+        ("import tensorflow as tf\nm = tf.keras.Sequential()\nif a:\n    m = other()\nm.predict(x)\n", False),
+    ],
+)
+def test_keras_model_receivers(source, expected):
+    model = model_of(source)
+    site = site_named(model, "m.predict(x)")
+    assert KerasModels(model).is_model_site(site.node.func.value, site) is expected
+
+
+def test_self_model_built_by_a_method():
+    model = model_of(
+        "import tensorflow as tf\nclass Agent:\n    def __init__(self):\n        self.model = self._build()\n"
+        "    def _build(self):\n        return tf.keras.Sequential()\n    def act(self, s):\n        return self.model.predict(s)\n"
+    )
+    site = site_named(model, "self.model.predict(s)")
+    assert KerasModels(model).is_model_site(site.node.func.value, site)
+
+
+def test_tf_functions_decorated_wrapped_and_called_through_a_name():
+    model = model_of(
+        "import tensorflow as tf\n@tf.function(jit_compile=True)\ndef a(x):\n    return x\n\ndef b(x):\n    return x\n\n"
+        "def c(x):\n    return x\n\nstep = tf.function(b)\na(1)\nstep(2)\nc(3)\n"
+    )
+    functions = TfFunctions(model)
+    by_name = {f.name: f for f in model.functions}
+    assert functions.is_tf_function(by_name["a"]) and functions.is_tf_function(by_name["b"])
+    assert not functions.is_tf_function(by_name["c"])
+    assert functions.called(site_named(model, "a(1)"))[0] is by_name["a"]
+    target, wrapper = functions.called(site_named(model, "step(2)"))
+    assert target is by_name["b"] and wrapper is not None
+    assert functions.called(site_named(model, "c(3)")) is None

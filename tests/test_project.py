@@ -1,0 +1,133 @@
+"""Whole projects: pipelines, hot paths and loops across modules (fixtures/projects/trainer).
+
+The package splits its training code the way real ones do: ``pkg/data.py`` builds pipelines that
+``train.py`` fits on, ``pkg/augment.py`` holds the functions ``pkg/data.py`` and a notebook map,
+``pkg/model.py`` runs ``Session.run`` in a method whose per-batch loop is in ``train.py``;
+``cycle_a.py`` and ``cycle_b.py`` import each other. Every check goes through the real command line
+or a real flake8 process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Set, Tuple
+
+import pytest
+
+from tests.conftest import FIXTURES, run_cli
+from tests.test_flake8_plugin import flake8, flake8_findings, plugin_path  # noqa: F401 - fixture
+
+PROJECT = FIXTURES / "projects" / "trainer"
+
+# (file, cell or None, row, code): each finding is in the module where its fix goes.
+EXPECTED = {
+    ("explore.ipynb", 3, 1, "TFP102"),  # maps pkg.augment.jitter (random) sequentially
+    ("pkg/augment.py", None, 6, "TFP201"),  # py_function in `augment`, mapped in pkg/data.py
+    ("pkg/augment.py", None, 21, "TFP202"),  # in a tf.map_fn in this file
+    ("pkg/augment.py", None, 26, "TFP202"),  # `soft_sign`, hot only through train.py's tf.function
+    ("pkg/data.py", None, 11, "TFP101"),  # make_dataset(), fitted in train.py
+    ("pkg/data.py", None, 27, "TFP102"),  # add_augmentation: a sequential map of augment.augment
+    ("pkg/model.py", None, 12, "TFP104"),  # partial_fit, called per batch from train.py
+}
+
+
+def findings(result) -> Set[Tuple[str, object, int, str]]:
+    assert result.returncode in (0, 1), result.stderr
+    return {(Path(d["filename"]).as_posix(), d.get("cell"), d["location"]["row"], d["code"])
+            for d in json.loads(result.stdout)}
+
+
+@pytest.fixture()
+def project(tmp_path) -> Path:
+    copy = tmp_path / "trainer"
+    shutil.copytree(PROJECT, copy)
+    return copy
+
+
+def test_findings_land_in_the_module_where_the_fix_goes(project):
+    result = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=project)
+    assert findings(result) == EXPECTED
+
+
+def test_messages_name_the_other_module(project):
+    result = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=project)
+    messages = {(d["filename"], d["location"]["row"]): d["message"] for d in json.loads(result.stdout)}
+    assert "`keras_model.fit()` in `train.py`" in messages[("pkg/data.py", 11)]
+    assert "(in `pkg/data.py`)" in messages[("pkg/augment.py", 6)]
+    assert "`step` (in `train.py`)" in messages[("pkg/augment.py", 26)]
+    assert "called from a loop" in messages[("pkg/model.py", 12)]
+
+
+@pytest.mark.parametrize("target", ["pkg/data.py", "pkg/augment.py", "pkg/model.py", "train.py", "explore.ipynb"])
+def test_one_file_reports_what_the_whole_project_run_reports_for_it(project, target):
+    """Pre-commit passes a subset of the files; the editor one file: the project is still read."""
+    result = run_cli("check", "--no-cache", "--output-format", "json", target, cwd=project)
+    assert findings(result) == {f for f in EXPECTED if f[0] == target}
+
+
+def test_no_finding_where_the_other_module_prefetches_parallelises_or_reshuffles(project):
+    result = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=project)
+    rows = {(f[0], f[2]) for f in findings(result)}
+    data = (project / "pkg" / "data.py").read_text().splitlines()
+    for function in ("make_prefetched_dataset", "make_raw_dataset", "add_jitter"):
+        start = next(i for i, line in enumerate(data, 1) if line.startswith(f"def {function}"))
+        end = next((i for i, line in enumerate(data, 1) if i > start and line.startswith("def ")), len(data) + 1)
+        assert not any(path == "pkg/data.py" and start <= row < end for path, row in rows), function
+    assert not any(path.startswith("cycle_") for path, _ in rows)  # an import cycle: unknown, silent
+
+
+def test_the_same_code_in_one_file_without_the_project_is_not_judged_blind(tmp_path):
+    """Outside a project session a helper module alone has no consumer: nothing is guessed."""
+    lone = tmp_path / "data.py"
+    shutil.copy(PROJECT / "pkg" / "data.py", lone)
+    lone.write_text(lone.read_text().replace("from . import augment as aug\nfrom .augment import scale\n", ""))
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP101", str(lone), cwd=tmp_path)
+    assert findings(result) == set()
+
+
+def test_flake8_on_one_file_reports_what_the_cli_reports(project, plugin_path):  # noqa: F811
+    for target in ("pkg/data.py", "pkg/augment.py", "pkg/model.py", "train.py"):
+        cli = run_cli("check", "--no-cache", "--output-format", "json", target, cwd=project)
+        expected = {(d["location"]["row"], d["location"]["column"], d["code"], d["message"])
+                    for d in json.loads(cli.stdout)}
+        result = flake8(plugin_path, "--select", "TFP", target, cwd=project)
+        assert {(row, column, code, text) for _, row, column, code, text in flake8_findings(result)} == expected
+
+
+def test_a_changed_module_changes_the_findings_of_the_modules_around_it(project):
+    """The results cache keys each file by the modules it imports and those importing it."""
+    def run():
+        return findings(run_cli("check", "--output-format", "json", ".", cwd=project))
+
+    assert run() == EXPECTED
+    assert run() == EXPECTED  # warm, from the cache
+    # The per-batch loop moves out of train.py: pkg/model.py, unchanged, loses its finding.
+    train = project / "train.py"
+    train.write_text(train.read_text().replace("    for batch in batches:\n        autoencoder.partial_fit(batch)\n",
+                                               "    autoencoder.partial_fit(batches)\n"))
+    assert run() == EXPECTED - {("pkg/model.py", None, 12, "TFP104")}
+    # augment.augment no longer calls back into Python: pkg/data.py, unchanged, gets the stateless message.
+    augment = project / "pkg" / "augment.py"
+    augment.write_text(augment.read_text().replace("tf.py_function(lambda x: x, [image], tf.float32)", "image * 1.0"))
+    result = run_cli("check", "--output-format", "json", ".", cwd=project)
+    message = next(d["message"] for d in json.loads(result.stdout)
+                   if d["filename"] == "pkg/data.py" and d["code"] == "TFP102")
+    assert "stateful" not in message
+
+
+def test_an_import_cycle_ends_and_is_silent(tmp_path):
+    for index in range(6):  # a ring of six modules, each passing the pipeline on
+        nxt = (index + 1) % 6
+        (tmp_path / f"m{index}.py").write_text(
+            f"import tensorflow as tf\nfrom m{nxt} import step{nxt}\n\n\n"
+            f"def step{index}(ds):\n    return step{nxt}(ds.map(lambda x: x))\n"
+        )
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nfrom m0 import step0\n\n\ndef run(model, files):\n"
+        "    model.fit(step0(tf.data.TFRecordDataset(files)))\n"
+    )
+    result = run_cli("check", "--no-cache", "--select", "TFP101", "--output-format", "json", ".", cwd=tmp_path)
+    assert result.returncode in (0, 1), result.stderr

@@ -1,0 +1,285 @@
+"""What the generator of a ``Dataset.from_generator`` does: only slice arrays already in memory?
+
+``in_memory_slices`` answers for ``from_generator(gen, ...)``: when ``gen`` is a same-file ``def``
+(no parameters, no ``args=``) whose whole body is one ``for`` loop that yields slices of named
+containers and nothing else::
+
+    for i in range(len(x)): yield x[i], y[i]
+    for a, b in zip(x, y): yield a, b
+    for row in x: yield {"features": row}
+
+it returns the containers and the structure ``from_tensor_slices`` would take (``(x, y)``). Any other
+statement (reading a file, decoding, shuffling indices, arithmetic, ``while True``) means the
+generator does Python work per element or streams, and the answer is None.
+
+A container must be *rectangular*, or ``from_tensor_slices`` cannot take it: that is known when the
+names are bound to NumPy calls, ``.values`` / ``.to_numpy()`` / ``.astype()``, or a
+``keras.datasets`` loader, or when the call declares fully static shapes (``output_signature`` /
+``output_shapes`` without ``None``). A declared ``None`` dimension (variable-length items, the
+reason to use a generator) or ``np.memmap`` / ``np.load(mmap_mode=...)`` (data deliberately kept out
+of memory) gives None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, keyword_argument
+from tflint_perf.analysis.module import Binding, FunctionInfo, ModuleModel
+
+_ARRAY_METHODS = frozenset({"astype", "to_numpy", "reshape", "copy"})
+_OUT_OF_MEMORY = frozenset({"numpy.memmap", "numpy.lib.format.open_memmap"})
+
+
+@dataclass(frozen=True)
+class GeneratorSlices:
+    generator: FunctionInfo
+    structure: str  # the argument from_tensor_slices would take, e.g. "(x, y)"
+    containers: Tuple[str, ...]  # the names sliced, in order of appearance
+    evidence: str  # "arrays" | "signature": how the containers are known to be rectangular
+
+
+def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[GeneratorSlices]:
+    """For ``Dataset.from_generator(gen, ...)`` at ``call``: what ``gen`` slices, or None (see module doc)."""
+    if keyword_argument(call, "args") is not None or len(call.args) > 4 or any(a.star for a in call.args):
+        return None
+    first = argument(call, "generator", 0)
+    if first is None or not isinstance(first.value, cst.Name):
+        return None
+    generator = model.lookup_function(first.value.value, scope)
+    if generator is None or generator.node.decorators or generator.class_info is not None:
+        return None
+    params = generator.node.params
+    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+        return None
+    loop = _only_loop(generator.node)
+    if loop is None:
+        return None
+    elements = _loop_elements(loop)
+    if elements is None:
+        return None
+    yielded = _only_yield(loop)
+    if yielded is None:
+        return None
+    used: List[str] = []
+    structure = _structure(model, yielded, elements, used)
+    if structure is None or not used:
+        return None
+    shapes = declared_shapes(call)
+    if shapes == "dynamic":
+        return None  # variable-length items: the reason to use a generator
+    bindings = [model.scope_bindings(name, generator)[1] for name in used]
+    if any(_out_of_memory(model, b) for found in bindings for b in found):
+        return None
+    if all(found and all(_binds_array(model, b) for b in found) for found in bindings):
+        evidence = "arrays"
+    elif shapes == "static":
+        evidence = "signature"
+    else:
+        return None
+    return GeneratorSlices(generator, structure, tuple(dict.fromkeys(used)), evidence)
+
+
+# -- the generator's body ---------------------------------------------------------------------
+def _only_loop(node: cst.FunctionDef) -> Optional[cst.For]:
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not _is_docstring(s)]
+    if len(statements) != 1 or not isinstance(statements[0], cst.For):
+        return None
+    loop = statements[0]
+    return loop if loop.orelse is None and loop.asynchronous is None else None
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)
+    )
+
+
+def _only_yield(loop: cst.For) -> Optional[cst.BaseExpression]:
+    body = loop.body.body
+    if len(body) != 1 or not isinstance(body[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return None
+    small = body[0].body
+    if len(small) != 1 or not isinstance(small[0], cst.Expr) or not isinstance(small[0].value, cst.Yield):
+        return None
+    value = small[0].value.value
+    return value if isinstance(value, cst.BaseExpression) else None  # `yield from` is a From node
+
+
+# What each loop name stands for: ("index", None) for a range index, ("row", container) for a row.
+Elements = Dict[str, Tuple[str, Optional[str]]]
+
+
+def _loop_elements(loop: cst.For) -> Optional[Elements]:
+    it, target = loop.iter, loop.target
+    if isinstance(it, cst.Name) and isinstance(target, cst.Name):
+        return {target.value: ("row", it.value)}
+    if not isinstance(it, cst.Call) or not isinstance(it.func, cst.Name) or any(a.keyword or a.star for a in it.args):
+        return None
+    if it.func.value == "range" and len(it.args) == 1 and isinstance(target, cst.Name):
+        if _length_of_name(it.args[0].value) is None:
+            return None
+        return {target.value: ("index", None)}
+    if it.func.value == "zip" and it.args and isinstance(target, cst.Tuple) and len(target.elements) == len(it.args):
+        elements: Elements = {}
+        for element, arg in zip(target.elements, it.args):
+            if not isinstance(element.value, cst.Name) or not isinstance(arg.value, cst.Name):
+                return None
+            elements[element.value.value] = ("row", arg.value.value)
+        return elements
+    return None
+
+
+def _length_of_name(expr: cst.BaseExpression) -> Optional[str]:
+    """``len(x)`` or ``x.shape[0]``: the name whose length bounds the loop."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len":
+        if len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name):
+            return expr.args[0].value.value
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "shape":
+        if isinstance(expr.value.value, cst.Name) and len(expr.slice) == 1:
+            index = expr.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0":
+                return expr.value.value.value
+    return None
+
+
+def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements, used: List[str]) -> Optional[str]:
+    if isinstance(expr, cst.Tuple):
+        parts = [_structure(model, e.value, elements, used) if not isinstance(e, cst.StarredElement) else None
+                 for e in expr.elements]
+        if not parts or any(p is None for p in parts):
+            return None
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"  # type: ignore[arg-type]
+    if isinstance(expr, cst.Dict):
+        items = []
+        for element in expr.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            part = _structure(model, element.value, elements, used)
+            if part is None:
+                return None
+            items.append(f"{element.key.value}: {part}")
+        return "{" + ", ".join(items) + "}" if items else None
+    if isinstance(expr, cst.Name):
+        kind = elements.get(expr.value)
+        if kind is None or kind[0] != "row":
+            return None
+        used.append(kind[1])  # type: ignore[arg-type]
+        return kind[1]
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
+            return None
+        if elements.get(index.value.value, ("", None))[0] != "index" or expr.value.value in elements:
+            return None
+        used.append(expr.value.value)
+        return expr.value.value
+    return None
+
+
+# -- what the containers are ------------------------------------------------------------------
+def _binds_array(model: ModuleModel, binding: Binding) -> bool:
+    value = binding.value
+    if binding.kind == "unpack" and isinstance(value, cst.Call):
+        name = model.call_name(value) or ""
+        return name.startswith("keras.datasets.") and name.endswith(".load_data")
+    if binding.kind != "assign" or value is None:
+        return False
+    if isinstance(value, cst.Attribute) and value.attr.value == "values":
+        return True
+    if isinstance(value, cst.Call):
+        name = model.call_name(value)
+        if name is not None:
+            return name.startswith("numpy.") and name not in _OUT_OF_MEMORY and not _object_dtype(value)
+        return isinstance(value.func, cst.Attribute) and value.func.attr.value in _ARRAY_METHODS
+    return False
+
+
+def _object_dtype(call: cst.Call) -> bool:
+    """``np.array(sequences, dtype=object)``: ragged rows, not a rectangular array."""
+    dtype = keyword_argument(call, "dtype")
+    return dtype is not None and (
+        (isinstance(dtype.value, cst.Name) and dtype.value.value == "object")
+        or (isinstance(dtype.value, cst.Attribute) and dtype.value.attr.value in ("object_", "object"))
+        or (isinstance(dtype.value, cst.SimpleString) and "O" in dtype.value.value)
+    )
+
+
+def _out_of_memory(model: ModuleModel, binding: Binding) -> bool:
+    value = binding.value
+    if not isinstance(value, cst.Call):
+        return False
+    name = model.call_name(value)
+    return name in _OUT_OF_MEMORY or (name == "numpy.load" and keyword_argument(value, "mmap_mode") is not None)
+
+
+def declared_shapes(call: cst.Call) -> str:
+    """"static" when every declared shape is fully known, "dynamic" when one has a ``None``
+    (or ``-1``), "unknown" otherwise (no shapes declared, or shapes the analysis cannot read)."""
+    declared = keyword_argument(call, "output_signature") or keyword_argument(call, "output_shapes")
+    if declared is None:
+        positional = argument(call, "output_shapes", 2)
+        declared = positional if positional is not None and positional.keyword is None else None
+    if declared is None:
+        return "unknown"
+    shapes: List[cst.BaseExpression] = []
+    if not _collect_shapes(declared.value, shapes, keyword_argument(call, "output_signature") is not None):
+        return _has_none(declared.value)
+    if any(_has_none(shape) == "dynamic" for shape in shapes):
+        return "dynamic"
+    return "static" if all(_static_shape(shape) for shape in shapes) else "unknown"
+
+
+def _collect_shapes(expr: cst.BaseExpression, shapes: List[cst.BaseExpression], specs: bool) -> bool:
+    """Gather the shape expressions of a signature (TensorSpecs) or of output_shapes (tuples)."""
+    if specs:
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(_collect_shapes(e.value, shapes, specs) for e in expr.elements)
+        if isinstance(expr, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and _collect_shapes(e.value, shapes, specs) for e in expr.elements)
+        if isinstance(expr, cst.Call) and _leaf(expr.func) == "TensorSpec":
+            shape = argument(expr, "shape", 0)
+            if shape is None:
+                return False
+            shapes.append(shape.value)
+            return True
+        return False
+    if isinstance(expr, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and _collect_shapes(e.value, shapes, specs) for e in expr.elements)
+    if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and all(
+        isinstance(e.value, (cst.Tuple, cst.List, cst.Call)) for e in expr.elements
+    ):
+        return all(_collect_shapes(e.value, shapes, specs) for e in expr.elements)
+    shapes.append(expr)
+    return True
+
+
+def _static_shape(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Call) and _leaf(expr.func) == "TensorShape":
+        return bool(expr.args) and _static_shape(expr.args[0].value)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(isinstance(e.value, cst.Integer) for e in expr.elements)
+    return False
+
+
+def _has_none(expr: cst.CSTNode) -> str:
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == "None":
+            return "dynamic"
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return "dynamic"
+        stack.extend(node.children)
+    return "unknown"
+
+
+def _leaf(func: cst.BaseExpression) -> Optional[str]:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None

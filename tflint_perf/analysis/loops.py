@@ -1,0 +1,259 @@
+"""Loops that repeat work: which loops a call runs in, and what changes from one iteration to the next.
+
+A performance finding about "X in a loop" is worth a user's time only where the loop repeats the
+step many times. Not every loop does: ``for flag in (True, False)`` runs twice; ``for x in
+ds.take(3)``, ``for i in range(9)`` around ``plt.subplot`` and a loop over ``images[:5]`` inspect a
+few samples. ``StepLoops`` answers, from the collector's records:
+
+- ``lexical(site)``: the loops around a call that repeat work (not short literal loops, not
+  inspection loops);
+- ``reaching(function)``: the same for the loops a few callers away (``CallGraph.loops_reaching``);
+- ``around_def(function)``: the loops lexically around a nested ``def`` (the collector records loops
+  for calls, not for definitions);
+- ``varies(expr, site, loop)``: whether an expression's value is bound anew in each iteration (the
+  loop's target, or a name assigned in its body).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.purpose import Purpose
+
+_EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
+_EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
+# Calls that say a loop looks at a few samples (plots a grid, shows images).
+_PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
+                       "add_subplot", "set_title", "display", "scatter", "hist", "render"})
+_SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
+FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
+_FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
+
+
+def counts_epochs(loop: LoopNode) -> bool:
+    """``for epoch in range(n)``, ``for _ in range(args.epochs)``, ``while epoch < num_epochs``
+    (but not ``for step in range(steps_per_epoch)``)."""
+    if isinstance(loop, cst.For):
+        return _mentions(loop.target, _EPOCH_VARIABLE) or _mentions(loop.iter, _EPOCH_COUNT)
+    return _mentions(loop.test, _EPOCH_VARIABLE)
+
+
+def short_literal_loop(loop: LoopNode) -> bool:
+    """``for flag in (True, False):``, ``for name in ["a", "b"]:``: a few fixed runs, not a loop over data."""
+    return isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)) and len(loop.iter.elements) <= _SHORT
+
+
+def few_literal_iterations(loop: LoopNode) -> bool:
+    """``x[:5]``, ``ds.take(3)``, ``range(3)`` (also under ``enumerate``/``zip``): a literal count of a few."""
+    return looks_at_few(loop) or _literal_range(loop, _SHORT)
+
+
+def looks_at_few(loop: LoopNode) -> bool:
+    """``for x in ds.take(3)``, ``for img in images[:5]``: the first few samples, looked at."""
+    iterated = _iterated(loop)
+    if isinstance(iterated, cst.Call):
+        name = (dotted_text(iterated.func) or "").rsplit(".", 1)[-1]
+        return name == "take" and len(iterated.args) == 1 and _small_int(iterated.args[0].value)
+    if isinstance(iterated, cst.Subscript) and len(iterated.slice) == 1:
+        index = iterated.slice[0].slice
+        if isinstance(index, cst.Slice) and index.lower is None and index.upper is not None:
+            return _small_int(index.upper)
+    return False
+
+
+def _literal_range(loop: LoopNode, limit: int) -> bool:
+    iterated = _iterated(loop)
+    return (
+        isinstance(iterated, cst.Call) and dotted_text(iterated.func) == "range" and len(iterated.args) == 1
+        and _small_int(iterated.args[0].value, limit)
+    )
+
+
+def _iterated(loop: LoopNode) -> Optional[cst.BaseExpression]:
+    if not isinstance(loop, cst.For):
+        return None
+    iterated = loop.iter
+    while isinstance(iterated, cst.Call) and (dotted_text(iterated.func) or "") in ("enumerate", "zip", "tqdm", "list"):
+        if not iterated.args:
+            return None
+        iterated = iterated.args[0].value
+    return iterated
+
+
+class StepLoops:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._calls_in_loop: Dict[LoopNode, List[CallSite]] = {}
+        for site in model.calls:
+            for loop in site.loops:
+                self._calls_in_loop.setdefault(loop, []).append(site)
+        self._inspected: Optional[frozenset] = None
+
+    # -- which loops repeat work ------------------------------------------------------------------
+    def repeats_work(self, loop: LoopNode, trains: bool = False) -> bool:
+        """``trains``: the caller knows the loop runs a training step, so the pipeline analysis'
+        guess that a loop over ``ds.take(n)`` inspects data does not apply (``take(steps + 1)``)."""
+        if short_literal_loop(loop) or few_literal_iterations(loop) or self.inspects(loop, trains):
+            return False
+        count = self.count(loop)
+        return count is None or count > _SHORT
+
+    def runs_few(self, loop: LoopNode) -> bool:
+        """A loop of a known count of at most ``FEW_CALLS`` iterations."""
+        count = self.count(loop)
+        return count is not None and count <= FEW_CALLS
+
+    def count(self, loop: LoopNode) -> Optional[int]:
+        """How many times ``for ... in range(n)`` runs, when ``n`` is a literal or a module constant
+        (``k = 4``; not a flag or a default, which may differ at run time)."""
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+            return None
+        call = loop.iter
+        if dotted_text(call.func) != "range" or not 1 <= len(call.args) <= 2 or any(a.keyword for a in call.args):
+            return None
+        bounds = []
+        for arg in call.args:
+            value = self.model.integer_values.integer(arg.value, None)
+            if value is not None and (not value.origin or value.origin.startswith("constant")):
+                bounds.append(value.value)
+                continue
+            same = self._module_constant(arg.value)
+            if same is None:
+                return None
+            bounds.append(same)
+        return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+    def inspects(self, loop: LoopNode, trains: bool = False) -> bool:
+        """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
+        for site in self._calls_in_loop.get(loop, []):
+            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
+            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
+                return True
+        if trains:
+            return False
+        if self._inspected is None:
+            consumptions = self.model.pipelines.consumptions
+            self._inspected = frozenset(
+                c.node for c in consumptions if c.kind == "for" and c.purpose == Purpose.INSPECTION
+            )
+        return loop in self._inspected
+
+    def inspects_in(self, function: FunctionInfo) -> List[CallSite]:
+        """The plotting calls of a function (a helper that shows what it computes)."""
+        found = []
+        for site in self.model.calls_in(function):
+            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
+            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
+                found.append(site)
+        return found
+
+    def lexical(self, site: CallSite) -> Tuple[LoopNode, ...]:
+        """The loops around a call, in its own function, that repeat work (outermost first)."""
+        return tuple(loop for loop in site.loops if self.repeats_work(loop))
+
+    def reaching(self, function: Optional[FunctionInfo], trains: bool = False) -> Tuple[LoopNode, ...]:
+        """The loops, a few callers away, that call ``function`` and repeat work."""
+        loops = self.model.call_graph.loops_reaching(function)
+        return tuple(loop for loop in loops if self.repeats_work(loop, trains))
+
+    def calls_in(self, loop: LoopNode) -> List[CallSite]:
+        """Every call lexically in a loop's body (nested loops included, nested defs not)."""
+        return self._calls_in_loop.get(loop, [])
+
+    def around_def(self, function: FunctionInfo) -> Tuple[LoopNode, ...]:
+        """The loops, in the enclosing function (or module), lexically around a ``def``."""
+        container = function.parent.node.body if function.parent is not None else self.model.module
+        if function.class_info is not None:
+            return ()
+        path = _loops_to(container, function.node, ())
+        return path or ()
+
+    def _module_constant(self, expr: cst.BaseExpression) -> Optional[int]:
+        """A module-level name every assignment of which is the same integer (``k = 4`` in two
+        notebook cells)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        bindings = self.model.bindings.get(None, {}).get(expr.value, [])
+        values = {int_literal(b.value) if b.kind == "assign" and b.value is not None else None for b in bindings}
+        if len(values) != 1:
+            return None
+        return next(iter(values))
+
+    # -- what changes per iteration ---------------------------------------------------------------
+    def bound_in(self, name: str, site: CallSite, loop: LoopNode) -> bool:
+        """``name`` is bound by ``loop`` (its target) or in its body, before or after ``site``: an
+        assignment later in the body reaches the next iteration."""
+        for lam in site.lambdas:
+            if name in names_read(lam.params):
+                return False
+        return self.bound_in_scope(name, site.function, loop)
+
+    def bound_in_scope(self, name: str, function: Optional[FunctionInfo], loop: LoopNode) -> bool:
+        """``name``, a local of ``function`` (None: the module), is bound by ``loop`` or in its body."""
+        scope, bindings = self.model.scope_bindings(name, function)
+        if scope is not function:
+            return False
+        for binding in bindings:
+            if binding.kind == "for" and isinstance(loop, cst.For) and binding.value is loop.iter:
+                return True
+            if loop.body in binding.place.blocks:
+                return True
+        return False
+
+    def varies(self, expr: cst.BaseExpression, site: CallSite, loop: LoopNode) -> bool:
+        """``expr`` reads a name bound anew in each iteration of ``loop``."""
+        return any(self.bound_in(name, site, loop) for name in names_read(expr))
+
+
+def names_read(expr: cst.CSTNode) -> List[str]:
+    """The bare names an expression reads (not attribute names, not names a lambda binds)."""
+    found: List[str] = []
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node.value)
+            continue
+        if isinstance(node, cst.Attribute):
+            stack.append(node.value)
+            continue
+        if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            continue
+        stack.extend(node.children)
+    return found
+
+
+def _loops_to(container: cst.CSTNode, target: cst.CSTNode, loops: Tuple[LoopNode, ...]) -> Optional[Tuple[LoopNode, ...]]:
+    """The loops on the way from ``container`` to ``target`` (None when not found below it)."""
+    for child in container.children:
+        if child is target:
+            return loops
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(child, (cst.BaseExpression, cst.Decorator)):
+            continue
+        inner = loops + (child,) if isinstance(child, (cst.For, cst.While)) else loops
+        found = _loops_to(child, target, inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _small_int(node: cst.BaseExpression, limit: int = _FEW) -> bool:
+    return isinstance(node, cst.Integer) and int(node.value.replace("_", ""), 0) <= limit
+
+
+def _mentions(node: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and pattern.search(current.value):
+            return True
+        stack.extend(current.children)
+    return False

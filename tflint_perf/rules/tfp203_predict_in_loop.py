@@ -1,0 +1,249 @@
+"""TFP203 predict-in-loop: ``model.predict(x)`` called per sample or per small batch in a loop."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
+from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
+from tflint_perf.analysis.models import KerasModels
+from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
+
+_KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
+_ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
+_EXPAND = frozenset({"np.expand_dims", "numpy.expand_dims", "tf.expand_dims"})
+
+
+class PredictInLoop(Rule):
+    code = "TFP203"
+    name = "predict-in-loop"
+    summary = "`model.predict` called per sample in a loop pays its whole setup on every call"
+    fix_availability = "sometimes"
+    purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
+
+    what_it_does = """
+Checks for `model.predict(x)` inside a `for` or `while` loop (or inside a function that this
+file calls from one) when `x` changes from one iteration to the next: one sample (`x[None]`,
+`np.expand_dims(x, 0)`, `[x]`), a slice, a batch drawn in the loop, or the function's parameter.
+
+The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
+`keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
+`keras.Model` subclass of this file, a same-file function returning one, `self.model` assigned
+one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
+parameter of a function nobody in the file calls, is not reported.
+
+Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
+`for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
+what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant:
+ten calls' setup costs well under a second), a `predict` whose input
+does not change in the loop (once per epoch on the validation set), and test files.
+"""
+    why_bad = """
+`Model.predict` is built for large inputs: on every call it wraps the input in a data adapter,
+builds (and on the first call traces) a predict function, runs a batch loop with callbacks and
+progress bar, and concatenates the batches. For one sample or one small batch this setup costs
+far more than the model itself. The Keras docstring says so: "For small numbers of inputs that
+fit in one batch, directly use `__call__()` for faster execution, e.g., `model(x)`, or
+`model(x, training=False)`". Measured on a 2-core CPU, 100 calls on 16 rows: `predict` 8.6 s,
+`model(x)` 0.22 s, `predict_on_batch` 0.064 s.
+"""
+    example = """
+for obs in observations:
+    action = model.predict(obs[None], verbose=0)
+"""
+    use_instead = """
+for obs in observations:
+    action = model.predict_on_batch(obs[None])  # NumPy, like predict
+    # or, where a tensor will do: model(obs[None], training=False)
+"""
+    fix_safety = """
+The fix is safe and offered in two cases. When the input is provably one sample (`x[None]`,
+`x[np.newaxis]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`), `predict` becomes
+`predict_on_batch`, which returns the same NumPy array (`verbose` is dropped: it prints nothing).
+When the result goes straight into `np.asarray(...)` / `np.array(...)`, `predict` becomes
+`model(x, training=False)`: the same values, converted the same way. Otherwise there is no fix:
+`model(x)` returns a tensor, not a NumPy array, and on an input larger than one batch `predict`
+splits it into batches of 32 where `predict_on_batch` would run it whole.
+"""
+    known_problems = """
+How big a batch `x` is cannot be known statically: a loop over chunks of 10,000 rows is reported
+too, although `predict`'s setup is then a small share of each call.
+"""
+    references = (
+        "[Keras `Model.predict`](https://keras.io/api/models/model_training_apis/#predict-method)",
+        "[Keras FAQ: What's the difference between `predict()` and `__call__()`?]"
+        "(https://keras.io/getting_started/faq/#whats-the-difference-between-model-methods-predict-and-call)",
+    )
+
+    valid = (
+        # Once per epoch on a fixed validation set: the input does not change in the loop.
+        Valid(_KERAS + "for epoch in range(10):\n    model.fit(x_train, y_train)\n    preds = model.predict(x_val)\n"),
+        # A few samples drawn for a plot.
+        Valid(
+            _KERAS + "import matplotlib.pyplot as plt\nfor i in range(9):\n    plt.subplot(3, 3, i + 1)\n"
+            "    plt.imshow(x_test[i])\n    plt.title(model.predict(x_test[i][None]).argmax())\n"
+        ),
+        # The first images only, and a loop over a take(3) of a pipeline.
+        Valid(_KERAS + "for img in images[:5]:\n    print(model.predict(img[None]))\n"),
+        Valid(
+            _KERAS + "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(x).batch(8)\n"
+            "for batch in ds.take(3):\n    print(model.predict(batch))\n"
+        ),
+        # Not a Keras model: scikit-learn, or a model the file does not build.
+        Valid(
+            "import tensorflow as tf\nfrom sklearn.linear_model import LogisticRegression\nclf = LogisticRegression()\n"
+            "for row in rows:\n    clf.predict([row])\n"
+        ),
+        Valid("import tensorflow as tf\n\ndef score(model, rows):\n    for row in rows:\n        model.predict(row[None])\n"),
+        # A fixed literal tuple of inputs.
+        Valid(_KERAS + "for x in (x_small, x_large):\n    model.predict(x)\n"),
+    )
+    invalid = (
+        # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller fills.
+        Invalid(
+            _KERAS + "def generate(m, seed):\n    for temperature in [0.2, 0.5, 1.0]:\n        x = seed\n"
+            "        for i in range(400):\n            x = sample(m.predict(x, verbose=0), temperature)\n\n"
+            "generate(model, seed)\n"
+        ),
+        Invalid(
+            _KERAS + "for obs in observations:\n    action = model.predict(obs[None], verbose=0)\n",
+            fixed=_KERAS + "for obs in observations:\n    action = model.predict_on_batch(obs[None])\n",
+        ),
+        # A same-file builder; np.expand_dims; a while loop.
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\ndef build():\n"
+            "    return tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\nmodel = build()\nstate = env.reset()\n"
+            "while not done:\n    q = model.predict(np.expand_dims(state, axis=0))\n"
+            "    state, reward, done, _ = env.step(q.argmax())\n",
+            fixed="import numpy as np\nimport tensorflow as tf\n\ndef build():\n"
+            "    return tf.keras.Sequential([tf.keras.layers.Dense(2)])\n\nmodel = build()\nstate = env.reset()\n"
+            "while not done:\n    q = model.predict_on_batch(np.expand_dims(state, axis=0))\n"
+            "    state, reward, done, _ = env.step(q.argmax())\n",
+        ),
+        # Converted with np.asarray: `model(x, training=False)` computes the same.
+        Invalid(
+            _KERAS + "for batch in batches:\n    out.append(np.asarray(model.predict(batch)))\n",
+            fixed=_KERAS + "for batch in batches:\n    out.append(np.asarray(model(batch, training=False)))\n",
+        ),
+        # Slices of a test set; the result is used as NumPy: no fix.
+        Invalid(_KERAS + "for i in range(len(x_test)):\n    p = model.predict(x_test[i:i + 1])\n    print(p[0].argmax())\n"),
+        # A method called from a loop, on self.model built by the class.
+        Invalid(
+            "import tensorflow as tf\n\nclass Agent:\n    def __init__(self):\n        self.model = self._build()\n\n"
+            "    def _build(self):\n        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n        return model\n\n"
+            "    def act(self, state, verbose=0):\n        return self.model.predict(state, verbose=verbose)\n\n"
+            "    def run(self, env):\n        state = env.reset()\n        for t in range(500):\n"
+            "            state = env.step(self.act(state))\n"
+        ),
+    )
+
+    def check(self, context: RuleContext) -> Iterable[Finding]:
+        model = context.model
+        if is_test_file(context.filename):
+            return
+        loops: Optional[StepLoops] = None
+        models: Optional[KerasModels] = None
+        for site in model.calls:
+            func = site.node.func
+            if not isinstance(func, cst.Attribute) or func.attr.value != "predict":
+                continue
+            if not site.loops and (site.function is None or not model.call_graph.loops_reaching(site.function)):
+                continue
+            x = argument(site.node, "x", 0)
+            if x is None or has_star_args(site.node):
+                continue
+            loops = loops or StepLoops(model)
+            where = self._where(loops, site, x.value)
+            if where is None:
+                continue
+            models = models or KerasModels(model)
+            if not models.is_model_site(func.value, site):
+                continue
+            message = (
+                f"`{dotted_text(func) or 'predict'}` {where} sets up a whole prediction loop for every call; "
+                "for one sample or one batch call the model directly (`model(x, training=False)`) or use "
+                "`predict_on_batch(x)`"
+            )
+            yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value))
+
+    def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
+        if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
+            return None  # a look at a few samples, inside or around
+        lexical = tuple(loop for loop in loops.lexical(site) if not loops.runs_few(loop))
+        if lexical:
+            # An outer loop over a literal tuple (`for temperature in [0.2, 0.5, 1.0]`) repeats the inner one.
+            return "in a loop" if any(loops.varies(x, site, loop) for loop in lexical) else None
+        if any(loops.runs_few(loop) or short_literal_loop(loop) for loop in site.loops):
+            return None
+        if site.loops or site.function is None or not loops.reaching(site.function):
+            return None
+        params = _parameters(site.function.node)
+        if any(loops.inspects_in(site.function)):
+            return None  # a helper that plots or shows what it predicts
+        if any(name in params for name in names_read(x)):
+            return "in a function called from a loop"
+        return None
+
+    def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression) -> Optional[FixPlan]:
+        call = site.node
+        others = [arg for arg in call.args if arg.value is not x]
+        if any(arg.keyword is None or arg.keyword.value != "verbose" for arg in others):
+            return None
+        code = context.model.module.code_for_node
+        receiver, x_text = code(call.func.value), code(x)  # type: ignore[union-attr]
+        if "\n" in receiver or "\n" in x_text:
+            return None
+        if _one_row(context, x):
+            text = f"{receiver}.predict_on_batch({x_text})"
+            return FixPlan(SAFE, "Use `predict_on_batch`", (NodeEdit(call, "replace", text),))
+        parent = _array_conversion(context, site)
+        if parent is not None and not others:
+            text = f"{receiver}({x_text}, training=False)"
+            return FixPlan(SAFE, "Call the model directly", (NodeEdit(call, "replace", text),))
+        return None
+
+
+def _one_row(context: RuleContext, x: cst.BaseExpression) -> bool:
+    # `[x]` is not taken for one row: to a multi-input model it is the list of inputs.
+    if isinstance(x, cst.Subscript):
+        first = x.slice[0].slice if x.slice else None
+        if isinstance(first, cst.Index):
+            value = first.value
+            return (isinstance(value, cst.Name) and value.value == "None") or (dotted_text(value) or "").endswith(".newaxis")
+        return False
+    if isinstance(x, cst.Call):
+        name = context.model.call_name(x) or dotted_text(x.func) or ""
+        if name in _EXPAND:
+            axis = argument(x, "axis", 1)
+            return axis is not None and int_literal(axis.value) == 0
+        if isinstance(x.func, cst.Attribute) and x.func.attr.value == "reshape" and x.args:
+            first = x.args[0].value
+            if isinstance(first, (cst.Tuple, cst.List)) and first.elements:
+                first = first.elements[0].value
+            return int_literal(first) == 1
+    return False
+
+
+def _array_conversion(context: RuleContext, site: CallSite) -> Optional[cst.Call]:
+    """The ``np.asarray(...)`` / ``np.array(...)`` call the predict call is the only argument of."""
+    for other in context.model.calls:
+        if other.place.order >= site.place.order:
+            break
+        call = other.node
+        if len(call.args) == 1 and call.args[0].value is site.node and call.args[0].keyword is None:
+            name = context.model.call_name(call) or dotted_text(call.func) or ""
+            return call if name in _ARRAY else None
+    return None
+
+
+def _parameters(node: cst.FunctionDef) -> frozenset:
+    params = node.params
+    return frozenset(p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params])
