@@ -30,7 +30,8 @@ def test_multiline_parenthesised_chain_keeps_layout_and_comments():
         ds = (
             tf.data.TFRecordDataset(files)  # raw records
             .map(parse, num_parallel_calls=tf.data.AUTOTUNE)
-            .batch(64).prefetch(tf.data.AUTOTUNE)  # batches
+            .batch(64)  # batches
+            .prefetch(tf.data.AUTOTUNE)
         )
         model.fit(ds)
         """
@@ -48,7 +49,8 @@ def test_multiline_map_call_gets_the_keyword_after_its_last_argument():
         """\
         import tensorflow as tf
         ds = tf.data.Dataset.range(4).map(
-            lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE,
+            lambda x: x + 1,
+            num_parallel_calls=tf.data.AUTOTUNE,
         )
         """
     )
@@ -62,7 +64,10 @@ def test_nested_fixes_are_both_applied_in_one_run():
     assert fixed(source) == textwrap.dedent(
         """\
         import tensorflow as tf
-        model.fit(tf.data.Dataset.range(4).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE))
+        model.fit(tf.data.Dataset.range(4).map(
+            lambda x: x + 1,
+            num_parallel_calls=tf.data.AUTOTUNE,
+        ).prefetch(tf.data.AUTOTUNE))
         """
     )
 

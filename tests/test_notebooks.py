@@ -125,7 +125,7 @@ EXPECTED_FIXES = {
         2: "%load_ext tensorboard\n"
         "features = np.random.rand(1000, 10).astype('float32')\n"
         "dataset = tf.data.Dataset.from_tensor_slices(features)\n"
-        "dataset = dataset.batch(32).map(lambda x: x * 2, num_parallel_calls=tf.data.experimental.AUTOTUNE)"
+        "dataset = dataset.batch(32).map(\n    lambda x: x * 2,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)"
         ".repeat().prefetch(tf.data.experimental.AUTOTUNE)",
     },
     "colab_style.ipynb": {

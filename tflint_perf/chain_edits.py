@@ -19,7 +19,7 @@ import libcst as cst
 
 from tflint_perf.analysis.module import CallSite, ModuleModel
 from tflint_perf.diagnostics import NodeEdit
-from tflint_perf.fixes import code_in_block
+from tflint_perf.fixes import chain_break, code_in_block
 
 
 def move_before(model: ModuleModel, moved: cst.Call, first: cst.Call) -> Optional[Tuple[NodeEdit, ...]]:
@@ -150,6 +150,8 @@ def _statement_edits(model: ModuleModel, first: cst.Call, moved: cst.Call) -> Op
         # `ds = ds.cache().batch(2)`: drop `.cache()` there and insert it before `first`;
         # no line moves, so comments stay where they are.
         receiver = moved.func.value  # type: ignore[union-attr]
+        # One op per line: the cache gets a line of its own before `first`'s.
+        suffix = chain_break(model, first, first_site.place.blocks) + suffix
         return (
             NodeEdit(before_first, "after", suffix),
             NodeEdit(moved, "replace", code_in_block(model, receiver, moved_site.place.blocks)),

@@ -13,11 +13,17 @@ UNSAFE = "unsafe"
 
 @dataclass(frozen=True)
 class NodeEdit:
-    """An edit anchored on a node: insert ``content`` before/after it, or replace it."""
+    """An edit anchored on a node: insert ``content`` before/after it, or replace it.
+
+    With ``indented``, every line break in ``content`` is followed by the indentation of the line
+    the edit is on (content written as if that line started at column 0). An insertion after a
+    node that starts with a line break goes after a comment ending that line, never before it.
+    """
 
     node: cst.CSTNode
     where: str  # "before" | "after" | "replace" | "delete-line" (the node and the rest of its lines, when alone on them)
     content: str
+    indented: bool = False
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,9 @@ class FixPlan:
     message: str
     edits: Tuple[NodeEdit, ...]
     imports: Tuple[str, ...] = ()  # whole import statements the edits rely on
+    # The same fix broken over lines, used instead of ``edits`` when these would make a line longer
+    # than the file allows (tflint_perf/layout.py).
+    wrapped: Optional[Tuple[NodeEdit, ...]] = None
 
 
 @dataclass(frozen=True)

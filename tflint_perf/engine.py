@@ -16,6 +16,7 @@ from tflint_perf.noqa import Suppressions
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes import existing_statements, import_insertion_offset
+from tflint_perf.layout import line_limit, place, too_long
 from tflint_perf.limits import LimitExceeded, check_limits, run_deep
 from tflint_perf.positions import locate
 from tflint_perf.prefilter import may_have_findings
@@ -169,7 +170,7 @@ def _all_here(model: ModuleModel, finding: Finding) -> bool:
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding], tree: Optional[ast.Module] = None,
             ) -> List[Diagnostic]:
     findings = list(findings)
-    nodes = [node for f in findings for node in (f.start, f.end, *(e.node for e in (f.fix.edits if f.fix else ())))]
+    nodes = [node for f in findings for node in (f.start, f.end, *(e.node for e in _node_edits(f)))]
     offsets = locate(module, text, nodes, tree)  # PositionProvider's ranges, for the statements that need them
     index = LineIndex(text)
     import_offset = None
@@ -178,23 +179,18 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
         import_offset = import_insertion_offset(module, text)
         present = existing_statements(module)
     diagnostics = {}
+    limit = None
     for finding in findings:
         start = offsets[id(finding.start)][0]
         end = offsets[id(finding.end)][1]
         fix = None
         if finding.fix is not None:
-            edits = []
-            for edit in finding.fix.edits:
-                node_start, node_end = offsets[id(edit.node)]
-                if edit.where == "after":
-                    begin = finish = node_end
-                elif edit.where == "before":
-                    begin = finish = node_start
-                elif edit.where == "delete-line":
-                    begin, finish = _whole_lines(text, node_start, node_end)
-                else:
-                    begin, finish = node_start, node_end
-                edits.append(Edit(begin, finish, edit.content, _location(index, begin), _location(index, finish)))
+            edits = _text_edits(text, offsets, finding.fix.edits)
+            if finding.fix.wrapped is not None:
+                limit = limit if limit is not None else line_limit(text)
+                if too_long(text, [(e.start, e.end, e.content) for e in edits], limit):
+                    edits = _text_edits(text, offsets, finding.fix.wrapped)
+            edits = [Edit(e.start, e.end, e.content, _location(index, e.start), _location(index, e.end)) for e in edits]
             missing = [stmt for stmt in finding.fix.imports if stmt not in present]
             if missing and import_offset is None:
                 edits = []  # nowhere safe to put the import: offer no fix
@@ -215,6 +211,36 @@ def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Fin
         )
         diagnostics[(diagnostic.code, diagnostic.location, diagnostic.end_location, diagnostic.message)] = diagnostic
     return sorted(diagnostics.values(), key=lambda d: (d.location.row, d.location.column, d.code))
+
+
+def _node_edits(finding: Finding):
+    if finding.fix is None:
+        return ()
+    return (*finding.fix.edits, *(finding.fix.wrapped or ()))
+
+
+def _text_edits(text: str, offsets, node_edits) -> List[Edit]:
+    """Node edits as text edits, laid out by tflint_perf/layout.py (locations filled in later)."""
+    newline = newline_of(text)
+    edits = []
+    for edit in node_edits:
+        node_start, node_end = offsets[id(edit.node)]
+        if edit.where == "after":
+            begin = finish = node_end
+        elif edit.where == "before":
+            begin = finish = node_start
+        elif edit.where == "delete-line":
+            begin, finish = _whole_lines(text, node_start, node_end)
+            edits.append(Edit(begin, finish, edit.content, _NOWHERE, _NOWHERE))
+            continue
+        else:
+            begin, finish = node_start, node_end
+        begin, finish, content = place(text, begin, finish, edit.content, edit.indented, edit.where == "after", newline)
+        edits.append(Edit(begin, finish, content, _NOWHERE, _NOWHERE))
+    return edits
+
+
+_NOWHERE = Location(0, 0)
 
 
 def _location(index: LineIndex, offset: int) -> Location:

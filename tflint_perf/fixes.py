@@ -70,10 +70,76 @@ def _bound_names(model: ModuleModel):
 
 
 def add_keyword_argument(call: cst.Call, keyword: str, value: str) -> Optional[NodeEdit]:
-    """An edit that passes ``keyword=value`` to ``call`` after its last argument."""
+    """An edit that passes ``keyword=value`` to ``call`` after its last argument: on a line of its
+    own, under the last argument, when the arguments are written one per line."""
     if not call.args:
         return None
+    if len(call.args) > 1:
+        comma = call.args[-2].comma
+        before_last = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    else:
+        before_last = call.whitespace_before_args
+    if isinstance(before_last, cst.ParenthesizedWhitespace):
+        last = call.args[-1]
+        if isinstance(last.comma, cst.Comma):  # after the trailing comma, and any comment ending its line
+            return NodeEdit(last.comma, "after", f"\n{keyword}={value},", indented=True)
+        return NodeEdit(last.value, "after", f",\n{keyword}={value}", indented=True)
     return NodeEdit(call.args[-1].value, "after", f", {keyword}={value}")
+
+
+def wrapped_keyword_argument(model: ModuleModel, call: cst.Call, keyword: str, value: str,
+                             ) -> Optional[Tuple[NodeEdit, ...]]:
+    """``keyword=value`` added to a one-line call by breaking it at its brackets, for when the line
+    would grow too long: ``f(a, b)`` becomes ``f(\n    a,\n    b,\n    keyword=value,\n)`` (one
+    argument per line, the file's indentation unit, a trailing comma: black's and ruff's layout);
+    None when the call is not written on one line as ``f(args)``."""
+    if not call.args or not _empty(call.whitespace_before_args):
+        return None
+    last = call.args[-1]
+    if isinstance(last.comma, cst.Comma) or not _empty(last.whitespace_after_arg):
+        return None
+    if any("\n" in model.module.code_for_node(arg) or "\r" in model.module.code_for_node(arg) for arg in call.args):
+        return None
+    unit = model.module.default_indent
+    return (
+        NodeEdit(call.args[0], "before", f"\n{unit}", indented=True),
+        *(NodeEdit(arg, "before", f"\n{unit}", indented=True) for arg in call.args[1:]),
+        NodeEdit(last.value, "after", f",\n{unit}{keyword}={value},\n", indented=True),
+    )
+
+
+def _empty(whitespace) -> bool:
+    return isinstance(whitespace, cst.SimpleWhitespace) and whitespace.value == ""
+
+
+def chain_break(model: ModuleModel, call: cst.Call, blocks: Sequence[cst.CSTNode]) -> str:
+    """What comes before a new op added next to ``call``'s in a method chain: the line break and
+    indentation before ``call``'s dot when the chain is written one op per line (or its backslash
+    continuation), else nothing."""
+    if not isinstance(call.func, cst.Attribute):
+        return ""
+    whitespace = call.func.dot.whitespace_before
+    if isinstance(whitespace, cst.ParenthesizedWhitespace):
+        indent = block_indent(model, blocks) if whitespace.indent else ""
+        return model.module.default_newline + indent + whitespace.last_line.value
+    if isinstance(whitespace, cst.SimpleWhitespace) and "\\" in whitespace.value:
+        return whitespace.value
+    return ""
+
+
+def append_op(model: ModuleModel, call: cst.Call, op: str) -> NodeEdit:
+    """An edit that appends ``op`` (``.prefetch(...)``) after ``call``, the last op of a chain,
+    laid out as ``call``'s own op is."""
+    site = model.site_of(call)
+    return NodeEdit(call, "after", chain_break(model, call, site.place.blocks if site is not None else ()) + op)
+
+
+def block_indent(model: ModuleModel, blocks: Sequence[cst.CSTNode]) -> str:
+    return "".join(
+        (block.indent if block.indent is not None else model.module.default_indent)
+        for block in blocks
+        if isinstance(block, cst.IndentedBlock)
+    )
 
 
 def import_insertion_offset(module: cst.Module, text: str) -> Optional[int]:
@@ -108,11 +174,7 @@ def code_in_block(model: ModuleModel, node: cst.CSTNode, blocks: Sequence[cst.CS
     multi-line expression inside a function would lose the function's indentation. Rendering it
     as the statement of an indented block with the same indentation keeps them.
     """
-    indent = "".join(
-        (block.indent if block.indent is not None else model.module.default_indent)
-        for block in blocks
-        if isinstance(block, cst.IndentedBlock)
-    )
+    indent = block_indent(model, blocks)
     if not indent:
         return model.module.code_for_node(node)
     small = node if isinstance(node, cst.BaseSmallStatement) else cst.Expr(node)  # type: ignore[arg-type]

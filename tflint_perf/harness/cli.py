@@ -35,8 +35,9 @@ def register(subparsers) -> None:
         "verify",
         help="time your own tf.data pipeline before/after the file's fixes (runs your code)",
         description="Import FILE (this runs your code), call FUNCTION, which must return a tf.data.Dataset, "
-                    "once from the file as written and once from the file with its fixes applied in memory, "
-                    "drain both, and report throughput and whether the elements are identical. "
+                    "once from the file as written and once from the file with its fixes applied in memory "
+                    "(and those of the modules it imports from its own directory), drain both, and report "
+                    "throughput and whether the elements are identical. "
                     "Exit 0: identical (or not comparable); 1: the elements differ; 2: an error.",
     )
     verify.add_argument("target", metavar="FILE::FUNCTION", help="e.g. train.py::make_dataset")
@@ -47,6 +48,16 @@ def register(subparsers) -> None:
     verify.add_argument("--synthetic", action="store_true",
                         help="replace in-memory source data (from_tensor_slices / from_tensors) with random data "
                              "of the same shapes and dtypes")
+    verify.add_argument("--args", default="", metavar="VALUES",
+                        help="positional arguments for FUNCTION, as in a call: Python literals (read with "
+                             "ast.literal_eval) or array(shape, dtype) / tensor(shape, dtype) for random data of "
+                             "that shape, e.g. --args \"32, 'train', array((1000, 28, 28))\"")
+    verify.add_argument("--kwargs", default="", metavar="NAME=VALUE,...",
+                        help="keyword arguments for FUNCTION, e.g. --kwargs \"batch_size=32, training=True\" "
+                             "(or a dict literal); values as for --args")
+    verify.add_argument("--seed", type=int, default=None,
+                        help="seed TensorFlow (tf.random.set_seed, which also seeds shuffle), NumPy and Python "
+                             "before each call, so shuffled or random pipelines can be compared element by element")
     verify.add_argument("--unsafe-fixes", action="store_true", help="apply unsafe fixes too")
     verify.add_argument("--rewrites-off", action="store_true",
                         help="switch off the inject_prefetch and map_parallelization graph rewrites, as on older TF")
@@ -95,10 +106,17 @@ def run_bench_command(args: argparse.Namespace) -> int:
 
 
 def run_verify_command(args: argparse.Namespace) -> int:
+    from tflint_perf.harness.call_arguments import ArgumentError, parse_arguments
     from tflint_perf.harness.verify import VerifyError, VerifyOptions, verify
 
+    try:
+        arguments = parse_arguments(args.args, args.kwargs)
+    except ArgumentError as error:
+        print(f"tflint-perf verify: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     options = VerifyOptions(steps=args.steps, step_ms=args.step_ms, repeats=args.repeats, synthetic=args.synthetic,
-                            unsafe_fixes=args.unsafe_fixes, rewrites_off=args.rewrites_off, as_json=args.json)
+                            unsafe_fixes=args.unsafe_fixes, rewrites_off=args.rewrites_off, as_json=args.json,
+                            arguments=arguments, seed=args.seed)
     try:
         return verify(args.target, options)
     except VerifyError as error:

@@ -26,24 +26,19 @@ def check(name: str, before: Dict[str, Any], after: Dict[str, Any]) -> Verdict:
 
 # -- pipelines -------------------------------------------------------------------------------------
 def identical(before, after) -> Verdict:
-    difference = _first_difference(_batches(before), _batches(after), exact=True)
-    if difference:
-        return Verdict(False, difference)
-    return Verdict(True, f"same {_count(before)} elements, same order")
+    return _agree(_batches(before), _batches(after), True, lambda: f"same {_count(before)} elements, same order")
 
 
 def identical_with_overlapping_side_effects(before, after) -> Verdict:
     """A stateful map made parallel: the elements must not change; its side effects now overlap."""
-    verdict = identical(before, after)
-    if not verdict.passed:
-        return verdict
     was = before.get("observations", {}).get("most_concurrent_decodes")
     now = after.get("observations", {}).get("most_concurrent_decodes")
-    if was != 1:
-        return Verdict(False, f"the sequential map ran {was} calls at once (expected 1)")
-    if not now or now < 2:
-        return Verdict(False, "the parallel map never ran two calls at once: the fix did not take effect")
-    return Verdict(True, f"{verdict.summary}; side effects overlapped ({now} calls at once, before: 1)")
+    return _extended(
+        identical(before, after),
+        lambda: None if was == 1 else f"the sequential map ran {was} calls at once (expected 1)",
+        lambda: None if now and now >= 2 else "the parallel map never ran two calls at once: the fix did not take effect",
+        summary=lambda base: f"{base}; side effects overlapped ({now} calls at once, before: 1)",
+    )
 
 
 def reshuffled_each_epoch(before, after) -> Verdict:
@@ -68,23 +63,16 @@ def reshuffled_each_epoch(before, after) -> Verdict:
 
 # -- values ----------------------------------------------------------------------------------------
 def allclose(before, after) -> Verdict:
-    old, new = _values(before), _values(after)
-    difference = _first_difference(old, new, exact=False)
-    if difference:
-        return Verdict(False, difference)
-    return Verdict(True, f"values allclose ({_describe(before)})")
+    return _agree(_values(before), _values(after), False, lambda: f"values allclose ({_describe(before)})")
 
 
 def allclose_finite_gradients(before, after) -> Verdict:
-    verdict = allclose(before, after)
-    if not verdict.passed:
-        return verdict
-    import numpy as np
-
     gradient = after.get("probe", {}).get("gradient")
-    if gradient is None or not np.all(np.isfinite(gradient)):
-        return Verdict(False, f"gradients on the probe input are not finite: {gradient}")
-    return Verdict(True, f"{verdict.summary}; gradients finite on the probe input")
+    return _extended(
+        allclose(before, after),
+        lambda: None if _all_finite(gradient) else f"gradients on the probe input are not finite: {gradient}",
+        summary=lambda base: f"{base}; gradients finite on the probe input",
+    )
 
 
 def allclose_fewer_traces(before, after) -> Verdict:
@@ -100,31 +88,25 @@ def allclose_fewer_traces(before, after) -> Verdict:
 
 def architecture_change(before, after) -> Verdict:
     """Layer widths rounded up: same outputs' shape, finite values, a different parameter count (intended)."""
-    import numpy as np
-
     old, new = before.get("probe", {}), after.get("probe", {})
-    if not np.array_equal(old.get("output_shape"), new.get("output_shape")):
-        return Verdict(False, f"output shape changed: {old.get('output_shape')} -> {new.get('output_shape')}")
-    if not (new.get("finite") and np.all(np.isfinite(_values(after)[0]))):
-        return Verdict(False, "the fixed model produces non-finite outputs or loss")
-    if int(old.get("parameters")) == int(new.get("parameters")):
-        return Verdict(False, "the parameter count did not change: the fix did not take effect")
-    return Verdict(True, f"same output shape, finite; parameters {int(old['parameters']):,} -> "
-                         f"{int(new['parameters']):,} (intended)")
+    return _first_failure(
+        lambda: _output_shape_change(old, new),
+        lambda: None if _finite(after) else "the fixed model produces non-finite outputs or loss",
+        lambda: None if int(old.get("parameters")) != int(new.get("parameters"))
+        else "the parameter count did not change: the fix did not take effect",
+    ) or Verdict(True, f"same output shape, finite; parameters {int(old['parameters']):,} -> "
+                       f"{int(new['parameters']):,} (intended)")
 
 
 def batch_size_change(before, after) -> Verdict:
     """Batch size rounded up: the same model and outputs' shape, a finite loss."""
-    import numpy as np
-
     old, new = before.get("probe", {}), after.get("probe", {})
-    if not np.array_equal(old.get("output_shape"), new.get("output_shape")):
-        return Verdict(False, f"output shape changed: {old.get('output_shape')} -> {new.get('output_shape')}")
-    if int(old.get("parameters")) != int(new.get("parameters")):
-        return Verdict(False, "the model changed: only the batch size should")
-    if not (new.get("finite") and np.all(np.isfinite(_values(after)[0]))):
-        return Verdict(False, "training with the new batch size gives a non-finite loss")
-    return Verdict(True, "same model and output shape, finite loss; batch size changed (intended)")
+    return _first_failure(
+        lambda: _output_shape_change(old, new),
+        lambda: None if int(old.get("parameters")) == int(new.get("parameters"))
+        else "the model changed: only the batch size should",
+        lambda: None if _finite(after) else "training with the new batch size gives a non-finite loss",
+    ) or Verdict(True, "same model and output shape, finite loss; batch size changed (intended)")
 
 
 CHECKS: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], Verdict]] = {
@@ -140,6 +122,48 @@ CHECKS: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], Verdict]] = {
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _agree(old: List[Any], new: List[Any], exact: bool, summary: Callable[[], str]) -> Verdict:
+    """The shape every value check shares: the first difference fails it, else ``summary()`` passes it."""
+    difference = _first_difference(old, new, exact)
+    return Verdict(False, difference) if difference else Verdict(True, summary())
+
+
+def _first_failure(*checks: Callable[[], Optional[str]]) -> Optional[Verdict]:
+    """The shape the checks share: each returns what is wrong, or None; the first wrong fails the check."""
+    for check in checks:
+        failure = check()
+        if failure:
+            return Verdict(False, failure)
+    return None
+
+
+def _extended(verdict: Verdict, *checks: Callable[[], Optional[str]], summary: Callable[[str], str]) -> Verdict:
+    """A base check (``identical``, ``allclose``) with more to ask when it passes; ``summary`` turns
+    the base summary into the extended one."""
+    if not verdict.passed:
+        return verdict
+    return _first_failure(*checks) or Verdict(True, summary(verdict.summary))
+
+
+def _output_shape_change(old, new) -> Optional[str]:
+    import numpy as np
+
+    if np.array_equal(old.get("output_shape"), new.get("output_shape")):
+        return None
+    return f"output shape changed: {old.get('output_shape')} -> {new.get('output_shape')}"
+
+
+def _finite(outcome) -> bool:
+    """The probe's outputs and the training loss are finite."""
+    return bool(outcome.get("probe", {}).get("finite")) and _all_finite(_values(outcome)[0])
+
+
+def _all_finite(values) -> bool:
+    import numpy as np
+
+    return values is not None and bool(np.all(np.isfinite(values)))
+
+
 def leaves(value: Any) -> List[Any]:
     """The arrays of a (nested tuple / list / dict) structure, in a fixed order."""
     if isinstance(value, dict):

@@ -1,9 +1,13 @@
 """``tflint-perf verify FILE::FUNCTION``: the user's own pipeline, before and after the fixes.
 
 The one command that runs user code. It applies the file's fixes in memory with the real fixer,
-loads the original and the fixed source as two separate module objects, calls FUNCTION in each
-to get a ``tf.data.Dataset``, drains both for ``--steps`` batches with a simulated training step,
-and reports throughput and whether the elements are identical. The file on disk is not changed.
+and those of the project modules it imports from its own directory (fixed copies in a temporary
+tree, harness/local_modules.py), loads the original and the fixed source as two separate module
+objects, calls FUNCTION in each with ``--args``/``--kwargs`` (harness/call_arguments.py) to get a
+``tf.data.Dataset``, drains both for ``--steps`` batches with a simulated training step, and
+reports throughput and whether the elements are identical. ``--seed`` seeds TensorFlow, NumPy and
+Python before every call, so a shuffled pipeline gives the same order on both sides. No file on
+disk is changed. A function that cannot be imported, called or iterated is reported in one line.
 """
 
 from __future__ import annotations
@@ -11,14 +15,15 @@ from __future__ import annotations
 import ast
 import contextlib
 import hashlib
+import inspect
 import json
 import os
+import random
 import statistics
 import sys
 import time
-import traceback
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -26,7 +31,9 @@ from tflint_perf.config import ConfigError, find_config, load_config
 from tflint_perf.diagnostics import Diagnostic
 from tflint_perf.engine import InternalError, ParseError, check_text
 from tflint_perf.fixer import fix_text
+from tflint_perf.harness.call_arguments import CallArguments
 from tflint_perf.harness.dependency import import_tensorflow
+from tflint_perf.harness.local_modules import FixedTree, Side, local_modules
 from tflint_perf.harness.synthetic import synthetic_sources
 from tflint_perf.source import SourceError, SourceFile
 
@@ -44,6 +51,8 @@ class VerifyOptions:
     unsafe_fixes: bool = False
     rewrites_off: bool = False
     as_json: bool = False
+    arguments: CallArguments = field(default_factory=CallArguments)
+    seed: Optional[int] = None
 
 
 @dataclass
@@ -88,19 +97,40 @@ def fixed_source(path: Path, unsafe: bool) -> Tuple[str, str, List[Diagnostic], 
     return source.text, outcome.text, outcome.fixed, outcome.remaining
 
 
-def load_module(text: str, path: Path, name: str) -> types.ModuleType:
-    """``text`` executed as a module named ``name`` with ``__file__`` = ``path`` (not ``__main__``)."""
+def load_module(text: str, path: Path, name: str, side: Side) -> types.ModuleType:
+    """``text`` executed as a module named ``name`` with ``__file__`` = ``path`` (not ``__main__``),
+    importing the project's modules as ``side`` sees them."""
     module = types.ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module
-    directory = str(path.resolve().parent)
-    if directory not in sys.path:
-        sys.path.insert(0, directory)  # the file's own sibling imports
     try:
-        exec(compile(text, str(path), "exec"), module.__dict__)  # noqa: S102 - verify runs the user's code, and says so
-    except Exception:
-        raise VerifyError(f"importing {path} failed:\n{traceback.format_exc(limit=-3)}") from None
+        with side.active():
+            exec(compile(text, str(path), "exec"), module.__dict__)  # noqa: S102 - verify runs the user's code, and says so
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's code: one line, not a traceback
+        raise VerifyError(f"importing {path} failed: {describe(error)}") from None
     return module
+
+
+def describe(error: BaseException) -> str:
+    """An exception in one line: its type, the first line of its message, and where in the user's
+    code it was raised (the innermost frame outside Python, TensorFlow and this package)."""
+    message = str(error).strip().splitlines()
+    text = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
+    where = None
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not _library_file(filename):
+            where = f"{Path(filename).name}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return f"{text} (at {where})" if where else text
+
+
+_LIBRARY_PARTS = ("site-packages", "dist-packages", f"{os.sep}lib{os.sep}python", f"{os.sep}tflint_perf{os.sep}")
+
+
+def _library_file(filename: str) -> bool:
+    return filename.startswith("<") or any(part in filename for part in _LIBRARY_PARTS)
 
 
 def check_defined(text: str, path: Path, dotted: str) -> None:
@@ -123,7 +153,7 @@ def check_defined(text: str, path: Path, dotted: str) -> None:
         raise VerifyError(f"{path} has no `{dotted}`")
 
 
-def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[[], Any]:
+def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[..., Any]:
     value: Any = module
     for part in dotted.split("."):
         if not hasattr(value, part):
@@ -134,26 +164,44 @@ def pipeline_function(module: types.ModuleType, dotted: str) -> Callable[[], Any
     return value
 
 
+def check_call(function: Callable[..., Any], dotted: str, arguments: CallArguments) -> None:
+    """Fail before running the pipeline when FUNCTION cannot take the arguments given."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return  # a builtin or extension: the call itself will tell
+    try:
+        signature.bind(*arguments.args, **arguments.kwargs)
+    except TypeError as error:
+        hint = "" if arguments.text else " (pass them with --args / --kwargs)"
+        raise VerifyError(f"cannot call {dotted}({arguments.text}): {error}{hint}") from None
+
+
 class Pipeline:
     """One side (before or after): builds the dataset and drains ``steps`` batches."""
 
-    def __init__(self, tf, function: Callable[[], Any], options: VerifyOptions, label: str) -> None:
+    def __init__(self, tf, function: Callable[..., Any], options: VerifyOptions, label: str, side: Side,
+                 call: str) -> None:
         self.tf, self.function, self.options, self.label = tf, function, options, label
+        self.side, self.call = side, call
         self.sources_replaced = 0
 
     def dataset(self):
         tf = self.tf
         counter = [0]
         context = synthetic_sources(tf, counter) if self.options.synthetic else contextlib.nullcontext()
+        seed = self.options.seed
+        if seed is not None:
+            seed_everything(tf, seed)
+        args, kwargs = self.options.arguments.materialise(tf, seed or 0)
         with context:
             try:
-                dataset = self.function()
-            except Exception:
-                raise VerifyError(f"calling the {self.label} pipeline function failed:\n"
-                                  f"{traceback.format_exc(limit=-3)}") from None
+                dataset = self.function(*args, **kwargs)
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's code: one line, not a traceback
+                raise VerifyError(f"calling {self.call} ({self.label}) failed: {describe(error)}") from None
         self.sources_replaced = counter[0]
         if not isinstance(dataset, tf.data.Dataset):
-            raise VerifyError(f"the function returned {type(dataset).__name__}, not a tf.data.Dataset")
+            raise VerifyError(f"{self.call} returned {type(dataset).__name__}, not a tf.data.Dataset")
         if self.options.rewrites_off:
             dataset_options = tf.data.Options()
             dataset_options.experimental_optimization.inject_prefetch = False
@@ -164,19 +212,30 @@ class Pipeline:
     def drain(self, keep: bool) -> Tuple[float, List[tuple]]:
         """Time ``steps`` batches with the simulated step; with ``keep``, fingerprint them instead
         (untimed: hashing large batches would distort the timing)."""
-        dataset = self.dataset()
-        fingerprints = []
-        pause = 0.0 if keep else self.options.step_ms / 1000
-        start = time.perf_counter()
-        try:
-            for batch in dataset:
-                if keep:
-                    fingerprints.append(fingerprint(self.tf, batch))
-                if pause:
-                    time.sleep(pause)  # the simulated training step
-        except Exception:
-            raise VerifyError(f"iterating the {self.label} pipeline failed:\n{traceback.format_exc(limit=-3)}") from None
-        return time.perf_counter() - start, fingerprints
+        with self.side.active():
+            dataset = self.dataset()
+            fingerprints = []
+            pause = 0.0 if keep else self.options.step_ms / 1000
+            start = time.perf_counter()
+            try:
+                for batch in dataset:
+                    if keep:
+                        fingerprints.append(fingerprint(self.tf, batch))
+                    if pause:
+                        time.sleep(pause)  # the simulated training step
+            except (Exception, SystemExit) as error:  # noqa: BLE001 - the user's code: one line, not a traceback
+                raise VerifyError(f"iterating the {self.label} pipeline failed: {describe(error)}") from None
+            return time.perf_counter() - start, fingerprints
+
+
+def seed_everything(tf, seed: int) -> None:
+    """TensorFlow's global seed (which also seeds every unseeded ``shuffle`` and random op, in the
+    order they are created), NumPy's and Python's."""
+    import numpy as np
+
+    tf.random.set_seed(seed)
+    np.random.seed(seed)
+    random.seed(seed)
 
 
 def fingerprint(tf, batch) -> tuple:
@@ -228,21 +287,38 @@ def verify(target: str, options: VerifyOptions, out=None, err=None) -> int:
     path, function_name = parse_target(target)
     original, fixed, applied, remaining = fixed_source(path, options.unsafe_fixes)
     check_defined(original, path, function_name)
-    if not applied:
+    tree = FixedTree(local_modules(path, original), lambda source: _fixed_module(source, options.unsafe_fixes))
+    fixes = [_fix_line(path, path, d) for d in applied]
+    fixes += [_fix_line(path, source, d) for source, diagnostics in tree.fixes for d in diagnostics]
+    if not fixes:
         unsafe_left = [d for d in remaining if d.fix is not None]
         hint = f" ({len(unsafe_left)} more with --unsafe-fixes)" if unsafe_left and not options.unsafe_fixes else ""
         print(f"tflint-perf verify: no fix applies to {path}{hint}; nothing to compare", file=err)
         return 0
-    print(f"tflint-perf verify: importing {path} and calling {function_name}() twice (as written and as fixed): "
+    call = f"{function_name}({options.arguments.text})"
+    print(f"tflint-perf verify: importing {path} and calling {call} twice (as written and as fixed): "
           "this runs your code, which `check` and `bench` never do", file=err)
     tf = import_tensorflow("verify", err)
     if tf is None:
         return 2
+    with tree:
+        return _compare(tf, target, path, function_name, call, original, fixed, tree, fixes, options, out, err)
+
+
+def _compare(tf, target: str, path: Path, function_name: str, call: str, original: str, fixed: str, tree: FixedTree,
+             fixes: List[str], options: VerifyOptions, out, err) -> int:
+    directory = str(path.resolve().parent)
+    names = set(tree.modules)
+    before_side = Side([directory], names)
+    after_side = Side(([str(tree.root)] if tree.root is not None else []) + [directory], names)
     stem = "".join(c if c.isalnum() else "_" for c in path.stem)
-    before = Pipeline(tf, pipeline_function(load_module(original, path, f"tflint_perf_verify_{stem}_before"),
-                                            function_name), options, "before")
-    after = Pipeline(tf, pipeline_function(load_module(fixed, path, f"tflint_perf_verify_{stem}_after"),
-                                           function_name), options, "after")
+    pipelines = []
+    for label, text, side in (("before", original, before_side), ("after", fixed, after_side)):
+        function = pipeline_function(load_module(text, path, f"tflint_perf_verify_{stem}_{label}", side),
+                                     function_name)
+        check_call(function, function_name, options.arguments)
+        pipelines.append(Pipeline(tf, function, options, label, side, call))
+    before, after = pipelines
 
     def progress(message: str) -> None:
         print(f"tflint-perf verify: {message}", file=err, flush=True)
@@ -252,7 +328,7 @@ def verify(target: str, options: VerifyOptions, out=None, err=None) -> int:
     if not deterministic:
         elements = "nondeterministic"
         elements_text = ("cannot compare: the original pipeline gives different elements on two runs "
-                         "(shuffle or random ops without a fixed seed)")
+                         "(shuffle or random ops without a fixed seed; try --seed)")
     elif difference is None:
         elements, elements_text = "identical", f"identical ({len(old.fingerprints)} batches)"
     else:
@@ -260,30 +336,47 @@ def verify(target: str, options: VerifyOptions, out=None, err=None) -> int:
     speedup = old.median / new.median if new.median > 0 else None
     environment = {"tf_version": tf.__version__, "device": "gpu" if tf.config.list_physical_devices("GPU") else "cpu",
                    "cores": os.cpu_count() or 1}
-    fixes = [f"{d.location.row}:{d.location.column} {d.code} {d.fix.message if d.fix else ''}" for d in applied]
+    run = {"target": target, "call": call, "seed": options.seed, "fixes": fixes,
+           "fixed_files": sorted({fix.split(":")[0] for fix in fixes})}
     if options.as_json:
         for label, measurement in (("before", old), ("after", new)):
             record = {
-                "target": target, "variant": label, **environment, "steps": options.steps, "step_ms": options.step_ms,
+                **run, "variant": label, **environment, "steps": options.steps, "step_ms": options.step_ms,
                 "batches": len(measurement.fingerprints), "median_s": measurement.median, "min_s": min(measurement.times),
                 "max_s": max(measurement.times), "batches_per_s": _rate(measurement),
-                "speedup": 1.0 if label == "before" else speedup, "elements": elements, "fixes": fixes,
+                "speedup": 1.0 if label == "before" else speedup, "elements": elements,
                 "synthetic_sources": before.sources_replaced if options.synthetic else None,
             }
             out.write(json.dumps(record) + "\n")
     else:
-        out.write(_text_report(target, options, environment, fixes, old, new, speedup, elements_text,
-                               before.sources_replaced))
+        out.write(_text_report(run, options, environment, old, new, speedup, elements_text, before.sources_replaced))
     return 1 if elements == "differ" else 0
+
+
+def _fixed_module(path: Path, unsafe: bool) -> Tuple[str, List[Diagnostic]]:
+    _, text, applied, _ = fixed_source(path, unsafe)
+    return text, applied
+
+
+def _fix_line(target: Path, source: Path, diagnostic: Diagnostic) -> str:
+    """``file.py:row:col CODE message``, the file named relative to the target's directory."""
+    try:
+        name = source.resolve().relative_to(target.resolve().parent).as_posix()
+    except ValueError:
+        name = str(source)
+    message = diagnostic.fix.message if diagnostic.fix else ""
+    return f"{name}:{diagnostic.location.row}:{diagnostic.location.column} {diagnostic.code} {message}"
 
 
 def _rate(measurement: Measurement) -> Optional[float]:
     return len(measurement.fingerprints) / measurement.median if measurement.median > 0 else None
 
 
-def _text_report(target, options, environment, fixes, old, new, speedup, elements_text, replaced) -> str:
-    lines = [f"tflint-perf verify {target}", "fixes applied in memory (the file is not changed):"]
-    lines += [f"  {fix}" for fix in fixes]
+def _text_report(run: dict, options, environment, old, new, speedup, elements_text, replaced) -> str:
+    lines = [f"tflint-perf verify {run['target']}",
+             f"called {run['call']}, " + (f"seed {run['seed']}" if run["seed"] is not None else "no seed"),
+             "fixes applied in memory (no file is changed):"]
+    lines += [f"  {fix}" for fix in run["fixes"]]
     rewrites = "; inject_prefetch and map_parallelization off" if options.rewrites_off else ""
     lines.append(f"TensorFlow {environment['tf_version']}, {environment['device']}, {environment['cores']} cores; "
                  f"{options.steps} batches per run with a {options.step_ms:g} ms simulated step; median of "

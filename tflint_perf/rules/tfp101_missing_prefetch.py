@@ -9,8 +9,8 @@ import libcst as cst
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.pipeline_values import State
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import autotune
+from tflint_perf.diagnostics import SAFE, Finding, FixPlan
+from tflint_perf.fixes import append_op, autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 
@@ -94,7 +94,8 @@ elements in memory and a background thread; side effects inside `py_function` ma
 earlier than before, and prefetched elements are part of iterator checkpoints. When the module
 has no name for TensorFlow and uses it only through `from` imports, the fix adds
 `import tensorflow as tf`; when neither is possible, no fix is offered. When the pipeline can end
-in different ops on different branches, the finding is reported without a fix.
+in different ops on different branches, the finding is reported without a fix. In a chain written
+one op per line, the prefetch gets a line of its own with the same indentation.
 """
     references = (
         "[tf.data performance guide: Prefetching](https://www.tensorflow.org/guide/data_performance#prefetching)",
@@ -175,7 +176,8 @@ in different ops on different branches, the finding is reported without a fix.
         if spelling is None:
             return None
         value, imports = spelling
-        return FixPlan(SAFE, f"Append `.prefetch({value})`", (NodeEdit(last, "after", f".prefetch({value})"),), imports)
+        return FixPlan(SAFE, f"Append `.prefetch({value})`", (append_op(context.model, last, f".prefetch({value})"),),
+                       imports)
 
 
 def runtime_injects_prefetch(context: RuleContext) -> bool:

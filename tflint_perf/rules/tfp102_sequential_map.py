@@ -11,7 +11,7 @@ from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.pipelines import is_trivial_function
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan
-from tflint_perf.fixes import add_keyword_argument, autotune
+from tflint_perf.fixes import add_keyword_argument, autotune, wrapped_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 # Position of num_parallel_calls among each method's parameters.
@@ -71,6 +71,10 @@ analysis cannot see into it (an imported function), when the call passes `determ
 or when the pipeline later sets options that may allow non-deterministic order: running such a
 function in parallel changes which element gets which random draw and when side effects
 happen. Memory grows by the number of elements in flight.
+
+The keyword goes after the last argument; on a line of its own when the arguments are written one
+per line, and with the call broken at its brackets (one argument per line) when adding it would
+make the line longer than the file's longest line and 88 characters.
 """
     known_problems = """
 A very cheap function (re-packing a tuple) gains little from parallelism; batch first and map the
@@ -108,13 +112,13 @@ batch instead. A map that must stay sequential to save memory can say so with
             "ds = tf.data.Dataset.from_tensor_slices(images).map(augment)\n",
             unsafe=True,
             fixed="import tensorflow as tf\n\ndef augment(x):\n    return tf.image.random_flip_left_right(x)\n\n"
-            "ds = tf.data.Dataset.from_tensor_slices(images).map(augment, num_parallel_calls=tf.data.AUTOTUNE)\n",
+            "ds = tf.data.Dataset.from_tensor_slices(images).map(\n    augment,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n",
         ),
         Invalid(
             "import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
             "ds = files.interleave(tf2.data.TFRecordDataset, cycle_length=4)\n",
             fixed="import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
-            "ds = files.interleave(tf2.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf2.data.AUTOTUNE)\n",
+            "ds = files.interleave(\n    tf2.data.TFRecordDataset,\n    cycle_length=4,\n    num_parallel_calls=tf2.data.AUTOTUNE,\n)\n",
         ),
     )
 
@@ -158,7 +162,9 @@ batch instead. A map that must stay sequential to save memory can say so with
         edit = add_keyword_argument(call, "num_parallel_calls", spelling[0]) if spelling else None
         if spelling is None or edit is None:
             return None
-        return FixPlan(SAFE if safe else UNSAFE, f"Pass `num_parallel_calls={spelling[0]}`", (edit,), spelling[1])
+        wrapped = wrapped_keyword_argument(context.model, call, "num_parallel_calls", spelling[0])
+        return FixPlan(SAFE if safe else UNSAFE, f"Pass `num_parallel_calls={spelling[0]}`", (edit,), spelling[1],
+                       wrapped)
 
 
 def _parallelises_stateless_maps(context: RuleContext) -> bool:

@@ -102,7 +102,9 @@ of the unused branch is NaN or infinite the gradient of the whole `tf.where` bec
 `tf.where` documentation's warning). The rule only proposes branches made of ops that cannot
 produce NaN themselves, but inputs can. The fix is offered only when both branches are lambdas
 without parameters whose bodies can be copied verbatim; the `tf.map_fn` around a `tf.where` can
-often be removed as well, by hand.
+often be removed as well, by hand. A `tf.cond` written one argument per line becomes a `tf.where`
+written the same way, comments kept; one whose arguments are aligned under its bracket becomes a
+one-line `tf.where` when that fits the file's line length, else keeps its line breaks, re-aligned.
 """
     references = (
         "[`tf.where`](https://www.tensorflow.org/api_docs/python/tf/where)",
@@ -248,9 +250,10 @@ often be removed as well, by hand.
                 f"`tf.cond` picks between two cheap element-wise expressions in {hot.description}; "
                 "`tf.where(pred, a, b)` computes both and selects without control flow"
             )
-            yield self.finding(message, call.func, call, self._fix(context, site, pred.value, branches))
+            yield self.finding(message, call.func, call, self._fix(context, site, (pred, true_fn, false_fn), branches))
 
-    def _fix(self, context: RuleContext, site: CallSite, pred: cst.BaseExpression, branches) -> Optional[FixPlan]:
+    def _fix(self, context: RuleContext, site: CallSite, args: Tuple[cst.Arg, cst.Arg, cst.Arg], branches,
+             ) -> Optional[FixPlan]:
         if not all(is_lambda for _, is_lambda in branches):
             return None
         spelling = tensorflow_api(context.model, "where", site.node)
@@ -258,9 +261,44 @@ often be removed as well, by hand.
             return None
         where, imports = spelling
         blocks = site.place.blocks
-        parts = [code_in_block(context.model, node, blocks) for node in (pred, branches[0][0], branches[1][0])]
-        text = f"{where}({', '.join(parts)})"
-        return FixPlan(UNSAFE, f"Replace with `{where}`", (NodeEdit(site.node, "replace", text),), imports)
+        values = (args[0].value, branches[0][0], branches[1][0])
+        parts = [code_in_block(context.model, node, blocks) for node in values]
+        joined = NodeEdit(site.node, "replace", f"{where}({', '.join(parts)})")
+        kept = _keep_layout(context.model, site, where, args, values)
+        if kept is None or "\n" not in kept.content:
+            return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports)
+        if isinstance(site.node.whitespace_before_args, cst.ParenthesizedWhitespace):
+            return FixPlan(UNSAFE, f"Replace with `{where}`", (kept,), imports)  # one argument per line: keep it
+        # Aligned under the bracket: one line if it fits, else the call's own line breaks.
+        return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports, wrapped=(kept,))
+
+
+def _keep_layout(model: ModuleModel, site: CallSite, where: str, args, values) -> Optional[NodeEdit]:
+    """The ``tf.where`` call written with the ``tf.cond`` call's own whitespace, line breaks and
+    comments: each branch's lambda replaced by its body, keywords dropped. None when the call has
+    other arguments or passes them out of order."""
+    call = site.node
+    if len(call.args) != 3 or [id(arg) for arg in call.args] != [id(arg) for arg in args]:
+        return None
+    new_args = [arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, value=value)
+                for arg, value in zip(call.args, values)]
+    if not isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        # Continuation lines aligned under the bracket move with it (`tf.compat.v1.cond(` is longer).
+        shift = len(where) - len(model.module.code_for_node(call.func))
+        new_args = [_shifted(arg, shift) for arg in new_args]
+    rebuilt = call.with_changes(func=cst.parse_expression(where), args=new_args, lpar=[], rpar=[])
+    return NodeEdit(call, "replace", code_in_block(model, rebuilt, site.place.blocks))
+
+
+def _shifted(arg: cst.Arg, shift: int) -> cst.Arg:
+    comma = arg.comma
+    if not isinstance(comma, cst.Comma) or not isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace):
+        return arg
+    last_line = comma.whitespace_after.last_line.value
+    if len(last_line) + shift < 0:
+        return arg
+    whitespace = comma.whitespace_after.with_changes(last_line=cst.SimpleWhitespace(" " * (len(last_line) + shift)))
+    return arg.with_changes(comma=comma.with_changes(whitespace_after=whitespace))
 
 
 def _branch(model: ModuleModel, expr: cst.BaseExpression, site: CallSite) -> Optional[Tuple[cst.BaseExpression, bool]]:

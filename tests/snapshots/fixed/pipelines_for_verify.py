@@ -32,7 +32,10 @@ def load_record(index):
 
 def make_loaded_dataset(batch_size=32):
     indices = tf.data.Dataset.from_tensor_slices(np.arange(len(FEATURES)))
-    records = indices.map(lambda i: tf.py_function(load_record, [i], tf.float32), num_parallel_calls=tf.data.AUTOTUNE)  # a Python callback: unsafe fix
+    records = indices.map(
+        lambda i: tf.py_function(load_record, [i], tf.float32),
+        num_parallel_calls=tf.data.AUTOTUNE,
+    )  # a Python callback: unsafe fix
     return records.batch(batch_size).prefetch(tf.data.AUTOTUNE)
 
 

@@ -32,7 +32,7 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple, Union
 
 # TensorFlow's default tf.data graph rewrites that can hide a rule's effect at runtime.
 REWRITES = ("inject_prefetch", "map_parallelization")
@@ -69,6 +69,21 @@ def edit(text: str, old: str, new: str) -> str:
     if text.count(old) != 1:
         raise ValueError(f"expected exactly one {old!r} in the scenario source")
     return text.replace(old, new)
+
+
+def rule_scenario(code: str, name: str, title: str, before: str, after: Union[str, Sequence[Tuple[str, str]]],
+                  **details) -> Scenario:
+    """A scenario module's ``SCENARIO``, with what each of them would repeat worked out once: the kind
+    (a ``pipeline`` defines ``make_dataset()``; anything else is a ``program``) and the after, given
+    as the (old, new) edits that turn ``before`` into it (see ``edit``) or as a whole text.
+    ``details`` are the other ``Scenario`` fields (``fix_safety``, ``equivalence``, ``meaning``, ...)."""
+    if not isinstance(after, str):
+        edited = before
+        for old, new in after:
+            edited = edit(edited, old, new)
+        after = edited
+    kind = "pipeline" if "\ndef make_dataset(" in before else "program"
+    return Scenario(code=code, name=name, kind=kind, title=title, before=before, after=after, **details)
 
 
 def scenarios_by_code() -> Dict[str, Scenario]:

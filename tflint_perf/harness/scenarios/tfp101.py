@@ -1,6 +1,6 @@
 """TFP101 missing-prefetch: records read one at a time, batched, trained on in a loop."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Training input read record by record (like a TFRecord file), batched, without prefetch."""
@@ -39,15 +39,10 @@ def train():
         train_step(batch)
 '''
 
-SCENARIO = Scenario(
-    code="TFP101",
-    name="missing-prefetch",
-    kind="pipeline",
-    title="200 records read at 10 ms each, batches of 2, a 20 ms training step",
-    before=BEFORE,
-    after=edit(BEFORE, "ds = ds.batch(BATCH)", "ds = ds.batch(BATCH).prefetch(tf.data.AUTOTUNE)"),
-    fix_safety="safe",
-    equivalence="identical",
+SCENARIO = rule_scenario(
+    "TFP101", "missing-prefetch", "200 records read at 10 ms each, batches of 2, a 20 ms training step",
+    BEFORE, [("ds = ds.batch(BATCH)", "ds = ds.batch(BATCH).prefetch(tf.data.AUTOTUNE)")],
+    fix_safety="safe", equivalence="identical",
     rewrites=("inject_prefetch",),
     quick={"RECORDS": 24, "READ_MS": 2, "STEP_MS": 4},
     meaning=(

@@ -1,6 +1,6 @@
 """TFP102 sequential-map: a stateful decode function mapped one element at a time."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Records decoded by a Python-side function, one at a time, then batched for training."""
@@ -55,15 +55,11 @@ def observations():
     return {"most_concurrent_decodes": _most_decoding}
 '''
 
-SCENARIO = Scenario(
-    code="TFP102",
-    name="sequential-map",
-    kind="pipeline",
-    title="200 records through a stateful 10 ms py_function decode, batches of 4, a 2 ms step",
-    before=BEFORE,
-    after=edit(BEFORE, ".map(decode_and_augment)", ".map(decode_and_augment, num_parallel_calls=tf.data.AUTOTUNE)"),
-    fix_safety="unsafe",
-    equivalence="identical_with_overlapping_side_effects",
+SCENARIO = rule_scenario(
+    "TFP102", "sequential-map",
+    "200 records through a stateful 10 ms py_function decode, batches of 4, a 2 ms step",
+    BEFORE, [(".map(decode_and_augment)", ".map(decode_and_augment, num_parallel_calls=tf.data.AUTOTUNE)")],
+    fix_safety="unsafe", equivalence="identical_with_overlapping_side_effects",
     rewrites=("map_parallelization",),
     quick={"RECORDS": 16, "DECODE_MS": 2, "STEP_MS": 1},
     meaning=(

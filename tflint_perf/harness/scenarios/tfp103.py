@@ -1,6 +1,6 @@
 """TFP103 cache-after-shuffle: parsed records shuffled, then cached, trained on for three epochs."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Parsed records shuffled and cached, trained on for several epochs."""
@@ -41,15 +41,10 @@ def train():
             train_step(batch)
 '''
 
-SCENARIO = Scenario(
-    code="TFP103",
-    name="cache-after-shuffle",
-    kind="pipeline",
-    title="300 records parsed at 2 ms each, shuffled, cached, 3 epochs",
-    before=BEFORE,
-    after=edit(BEFORE, ".shuffle(RECORDS, seed=1).cache()", ".cache().shuffle(RECORDS, seed=1)"),
-    fix_safety="unsafe",
-    equivalence="reshuffled_each_epoch",
+SCENARIO = rule_scenario(
+    "TFP103", "cache-after-shuffle", "300 records parsed at 2 ms each, shuffled, cached, 3 epochs",
+    BEFORE, [(".shuffle(RECORDS, seed=1).cache()", ".cache().shuffle(RECORDS, seed=1)")],
+    fix_safety="unsafe", equivalence="reshuffled_each_epoch",
     quick={"RECORDS": 40, "PARSE_MS": 1, "BATCH": 4},
     meaning=(
         "A correctness rule: the time is the same either way (both variants cache the parsed records), and "

@@ -1,6 +1,6 @@
 """TFP104 feed-dict-in-loop: a TF1 session loop that slices each batch in Python and feeds it."""
 
-from tflint_perf.harness.scenarios import Scenario
+from tflint_perf.harness.scenarios import rule_scenario
 
 _HEADER = '''\
 """A TF1 training loop over in-memory arrays."""
@@ -70,15 +70,11 @@ def run():
     return np.array(losses)
 '''
 
-SCENARIO = Scenario(
-    code="TFP104",
-    name="feed-dict-in-loop",
-    kind="program",
-    title="16 steps of 64 x 4,096 float32 rows fed from NumPy, a 10 ms step, TF1 graph mode",
-    before=BEFORE,
-    after=AFTER,
-    fix_safety="none",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP104", "feed-dict-in-loop",
+    "16 steps of 64 x 4,096 float32 rows fed from NumPy, a 10 ms step, TF1 graph mode",
+    BEFORE, AFTER,
+    fix_safety="none", equivalence="allclose",
     quick={"ROWS": 128, "FEATURES": 256, "BATCH": 32, "STEP_MS": 2},
     meaning=(
         "No fix: the after is the rule's documented use-instead (arrays fed once through placeholders into a "

@@ -1,6 +1,6 @@
 """TFP201 python-function-in-hot-path: a NumPy normalisation wrapped in numpy_function inside a map."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import edit, rule_scenario
 
 _HEADER = '''\
 """Rows normalised in a parallel map, batched, trained on."""
@@ -49,15 +49,11 @@ AFTER = edit(
     "ds.map(normalize, num_parallel_calls=tf.data.AUTOTUNE)",
 )
 
-SCENARIO = Scenario(
-    code="TFP201",
-    name="python-function-in-hot-path",
-    kind="pipeline",
-    title="8,000 rows of 64 floats normalised in a parallel map, batches of 128, a 1 ms step",
-    before=BEFORE,
-    after=AFTER,
-    fix_safety="none",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP201", "python-function-in-hot-path",
+    "8,000 rows of 64 floats normalised in a parallel map, batches of 128, a 1 ms step",
+    BEFORE, AFTER,
+    fix_safety="none", equivalence="allclose",
     quick={"ROWS": 256, "BATCH": 32},
     meaning=(
         "No fix: the after is the rule's documented use-instead, the same normalisation in TensorFlow ops. "

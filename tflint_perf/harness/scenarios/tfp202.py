@@ -1,6 +1,6 @@
 """TFP202 cond-over-where: an element-wise choice written as tf.cond inside tf.map_fn."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """A leaky ReLU applied element by element with tf.cond."""
@@ -33,19 +33,13 @@ def probe():
     return {"gradient": tape.gradient(total, x).numpy()}
 '''
 
-SCENARIO = Scenario(
-    code="TFP202",
-    name="cond-over-where",
-    kind="program",
-    title="a leaky ReLU over 5,000 floats, element by element with map_fn, 20 calls",
-    before=BEFORE,
-    after=edit(
-        BEFORE,
+SCENARIO = rule_scenario(
+    "TFP202", "cond-over-where", "a leaky ReLU over 5,000 floats, element by element with map_fn, 20 calls",
+    BEFORE, [(
         "tf.cond(v > 0, lambda: v, lambda: 0.2 * v)",
         "tf.where(v > 0, v, 0.2 * v)",
-    ),
-    fix_safety="unsafe",
-    equivalence="allclose_finite_gradients",
+    )],
+    fix_safety="unsafe", equivalence="allclose_finite_gradients",
     quick={"ELEMENTS": 200, "CALLS": 2},
     meaning=(
         "The codemod swaps the per-element `tf.cond` for a `tf.where` and keeps the `map_fn`, so the speedup is "
