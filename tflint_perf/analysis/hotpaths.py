@@ -30,6 +30,8 @@ from tflint_perf.analysis.effects import PYTHON_CALLBACKS
 from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.crossmodule import module_name
+from tflint_perf.analysis.files import path_purpose
+from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 
 Callable = Union[FunctionInfo, cst.Lambda]
 
@@ -56,6 +58,9 @@ class HotContext:
     root: Callable
     # True when the root's parameters are tensors: the elements of a Dataset or of tf.map_fn.
     tensor_elements: bool = False
+    # What the code that makes the root hot is for, when another module's names or path say so
+    # (`_get_detections` inside `evaluate`, `eval/coco.py`): a per-step cost there is not training's.
+    purpose: Purpose = Purpose.UNKNOWN
 
 
 class HotPaths:
@@ -158,7 +163,8 @@ class HotPaths:
             for function, context in list(theirs.own_hot.items()) + list(theirs.own_python.items()):
                 if not isinstance(function, FunctionInfo) or function.model is not self.model:
                     continue
-                here = replace(context, description=f"{context.description} (in `{where}`)")
+                here = replace(context, description=f"{context.description} (in `{where}`)",
+                               purpose=_purpose_around(context.root, importer))
                 if function in theirs.own_python:
                     self._python.setdefault(function, here)
                 elif function not in self._hot:
@@ -218,6 +224,21 @@ class HotPaths:
                 if parent is not cls and self._is_keras_class(parent, depth + 1):
                     return True
         return False
+
+
+def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:
+    """What the names around a hot root (its function, the functions and class enclosing it) and its
+    module's path say the code is for."""
+    if model.path is not None and path_purpose(str(model.path)) is not Purpose.UNKNOWN:
+        return path_purpose(str(model.path))
+    names: List[str] = []
+    function = root if isinstance(root, FunctionInfo) else None
+    while function is not None:
+        names.append(function.name)
+        if function.class_info is not None:
+            names.append(function.class_info.name)
+        function = function.parent
+    return purpose_of_builder(names)
 
 
 def python_callback_decorator(model: ModuleModel, function: FunctionInfo) -> Optional[cst.Call]:

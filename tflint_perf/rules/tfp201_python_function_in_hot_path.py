@@ -170,8 +170,12 @@ are not followed.
             hot_context = hot.context_of_site(site)
             if hot_context is None or _feeds_reporting(model, site) or _not_for_training(site):
                 continue
+            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
+                continue  # hot only in another module's evaluation or drawing code
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
         for function, hot_context in hot.python_callback_functions().items():
+            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
+                continue
             decorator = python_callback_decorator(model, function)
             if decorator is not None:
                 name = model.call_name(decorator) or "tf.py_function"
