@@ -2,6 +2,7 @@
 
 Rules build edits on nodes; this module turns them into text edits that keep the file's layout:
 
+- a line break a rule wrote as ``\\n`` is written in the file's newline style (CRLF, CR);
 - an edit marked ``indented`` continues each of its new lines at the indentation of the line it
   is on (a new argument on its own line under the one before it; a call broken at its bracket);
 - an insertion that starts a new line leaves no trailing whitespace on the line it breaks, and one
@@ -22,6 +23,7 @@ MIN_LINE_LIMIT = 88
 
 TextEdit = Tuple[int, int, str]  # (start, end, content) on the text
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BARE_LF = re.compile(r"(?<!\r)\n")
 
 
 def line_limit(text: str) -> int:
@@ -33,6 +35,8 @@ def place(text: str, begin: int, finish: int, content: str, indented: bool, afte
     """The text edit for one node edit (see the module docstring)."""
     if indented:
         content = _LINE_BREAK.sub(lambda _: newline + indentation(text, begin), content)
+    elif newline != "\n" and "\n" in content:
+        content = _BARE_LF.sub(newline, content)  # a rule's "\n" in a CRLF or CR file
     if begin == finish and content.startswith(("\n", "\r")):
         end_of_line = _end_of_line(text, finish)
         rest = text[finish:end_of_line]

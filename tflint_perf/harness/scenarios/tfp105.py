@@ -1,6 +1,6 @@
 """TFP105 from-generator-over-arrays: a generator that only slices NumPy arrays already in memory."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Rows of in-memory arrays fed through a Python generator, batched, trained on."""
@@ -35,20 +35,15 @@ def train():
         train_step(batch)
 '''
 
-SCENARIO = Scenario(
-    code="TFP105",
-    name="from-generator-over-arrays",
-    kind="pipeline",
-    title="20,000 rows of 64 float32 (and int64 labels) from a generator over NumPy arrays, batches of 128",
-    before=BEFORE,
-    after=edit(
-        BEFORE,
+SCENARIO = rule_scenario(
+    "TFP105", "from-generator-over-arrays",
+    "20,000 rows of 64 float32 (and int64 labels) from a generator over NumPy arrays, batches of 128",
+    BEFORE, [(
         "ds = tf.data.Dataset.from_generator(\n"
         "        gen, output_signature=(tf.TensorSpec((WIDTH,), tf.float32), tf.TensorSpec((), tf.int64)))",
         "ds = tf.data.Dataset.from_tensor_slices((FEATURES, LABELS))",
-    ),
-    fix_safety="unsafe",
-    equivalence="identical",
+    )],
+    fix_safety="unsafe", equivalence="identical",
     quick={"ROWS": 512, "BATCH": 32},
     meaning=(
         "The generator runs under the GIL through a `py_function`, one row at a time; `from_tensor_slices` slices "

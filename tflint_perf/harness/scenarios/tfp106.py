@@ -1,6 +1,6 @@
 """TFP106 unvectorized-map: a cheap element-wise map before batch."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Scalars transformed one by one, then batched."""
@@ -23,15 +23,10 @@ def train():
         train_step(batch)
 '''
 
-SCENARIO = Scenario(
-    code="TFP106",
-    name="unvectorized-map",
-    kind="pipeline",
-    title="200,000 int64 scalars through `x * 2 + 1`, batches of 256, drained",
-    before=BEFORE,
-    after=edit(BEFORE, ".map(lambda x: x * 2 + 1).batch(BATCH)", ".batch(BATCH).map(lambda x: x * 2 + 1)"),
-    fix_safety="safe",
-    equivalence="identical",
+SCENARIO = rule_scenario(
+    "TFP106", "unvectorized-map", "200,000 int64 scalars through `x * 2 + 1`, batches of 256, drained",
+    BEFORE, [(".map(lambda x: x * 2 + 1).batch(BATCH)", ".batch(BATCH).map(lambda x: x * 2 + 1)")],
+    fix_safety="safe", equivalence="identical",
     rewrites=("map_parallelization",),
     quick={"ELEMENTS": 2048},
     meaning=(

@@ -1,6 +1,6 @@
 """TFP203 predict-in-loop: a Keras model asked for one sample at a time with ``predict``."""
 
-from tflint_perf.harness.scenarios import Scenario
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """Per-sample inference with Model.predict, as in an agent's policy or a generation loop."""
@@ -26,15 +26,10 @@ def run():
     return np.concatenate(outputs)
 '''
 
-SCENARIO = Scenario(
-    code="TFP203",
-    name="predict-in-loop",
-    kind="program",
-    title="100 single-sample predictions from a 2-layer MLP (32 -> 64 -> 10)",
-    before=BEFORE,
-    after=BEFORE.replace("model.predict(sample[None], verbose=0)", "model.predict_on_batch(sample[None])"),
-    fix_safety="safe",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP203", "predict-in-loop", "100 single-sample predictions from a 2-layer MLP (32 -> 64 -> 10)",
+    BEFORE, [("model.predict(sample[None], verbose=0)", "model.predict_on_batch(sample[None])")],
+    fix_safety="safe", equivalence="allclose",
     quick={"SAMPLES": 5},
     meaning=(
         "The safe fix replaces `predict` on one sample with `predict_on_batch`, which returns the same NumPy "

@@ -1,6 +1,6 @@
 """TFP204 python-scalar-to-tf-function: a tf.function called with the Python step number."""
 
-from tflint_perf.harness.scenarios import Scenario
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """A tf.function step that takes the step number, called with Python ints as training goes on."""
@@ -34,15 +34,11 @@ def probe():
     return {"traces": scaled_step.experimental_get_tracing_count()}
 '''
 
-SCENARIO = Scenario(
-    code="TFP204",
-    name="python-scalar-to-tf-function",
-    kind="program",
-    title="60 calls of a small tf.function (a 256 x 256 matmul) with the Python step number",
-    before=BEFORE,
-    after=BEFORE.replace("scaled_step(x, step).numpy()", "scaled_step(x, tf.constant(step)).numpy()"),
-    fix_safety="unsafe",
-    equivalence="allclose_fewer_traces",
+SCENARIO = rule_scenario(
+    "TFP204", "python-scalar-to-tf-function",
+    "60 calls of a small tf.function (a 256 x 256 matmul) with the Python step number",
+    BEFORE, [("scaled_step(x, step).numpy()", "scaled_step(x, tf.constant(step)).numpy()")],
+    fix_safety="unsafe", equivalence="allclose_fewer_traces",
     quick={"CALLS": 4, "WIDTH": 16},
     meaning=(
         "Each new Python step number traces the function again; the unsafe fix passes `tf.constant(step)`, "

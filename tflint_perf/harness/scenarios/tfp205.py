@@ -1,6 +1,6 @@
 """TFP205 function-created-in-loop: ``tf.function(fn)`` created anew for every batch."""
 
-from tflint_perf.harness.scenarios import Scenario
+from tflint_perf.harness.scenarios import rule_scenario
 
 _HEADER = '''\
 """A regulariser computed per batch by a tf.function."""
@@ -36,15 +36,11 @@ def run():
     return np.array(totals)
 '''
 
-SCENARIO = Scenario(
-    code="TFP205",
-    name="function-created-in-loop",
-    kind="program",
-    title="50 batches of 128 x 128 floats, a tf.function created per batch vs once",
-    before=BEFORE,
-    after=AFTER,
-    fix_safety="none",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP205", "function-created-in-loop",
+    "50 batches of 128 x 128 floats, a tf.function created per batch vs once",
+    BEFORE, AFTER,
+    fix_safety="none", equivalence="allclose",
     quick={"BATCHES": 4, "WIDTH": 16},
     meaning=(
         "No fix: the after is the rule's documented use-instead (the `tf.function` created once, before the "

@@ -1,6 +1,6 @@
 """TFP206 eager-train-step: a custom training step run eagerly, batch after batch."""
 
-from tflint_perf.harness.scenarios import Scenario
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """A custom training loop over a small MLP."""
@@ -44,15 +44,10 @@ def run():
     return np.array([float(loss) for loss in losses])
 '''
 
-SCENARIO = Scenario(
-    code="TFP206",
-    name="eager-train-step",
-    kind="program",
-    title="300 training steps of a 3-layer MLP (32 -> 64 -> 64 -> 10), batches of 64",
-    before=BEFORE,
-    after=BEFORE.replace("def train_step(x, y):", "@tf.function\ndef train_step(x, y):"),
-    fix_safety="unsafe",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP206", "eager-train-step", "300 training steps of a 3-layer MLP (32 -> 64 -> 64 -> 10), batches of 64",
+    BEFORE, [("def train_step(x, y):", "@tf.function\ndef train_step(x, y):")],
+    fix_safety="unsafe", equivalence="allclose",
     quick={"STEPS": 5},
     meaning=(
         "The unsafe fix decorates the step with `@tf.function`: it is traced once and runs as one graph per "

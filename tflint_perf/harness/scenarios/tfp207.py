@@ -1,6 +1,6 @@
 """TFP207 retracing-shapes: a tf.function called with a new length every call."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import rule_scenario
 
 BEFORE = '''\
 """A tf.function over prefixes of a sequence, one new length per call."""
@@ -25,15 +25,10 @@ def run():
     return np.array(results)
 '''
 
-SCENARIO = Scenario(
-    code="TFP207",
-    name="retracing-shapes",
-    kind="program",
-    title="a small tf.function called 60 times on prefixes of 100..159 float32 values",
-    before=BEFORE,
-    after=edit(BEFORE, "    @tf.function\n", "    @tf.function(reduce_retracing=True)\n"),
-    fix_safety="safe",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP207", "retracing-shapes", "a small tf.function called 60 times on prefixes of 100..159 float32 values",
+    BEFORE, [("    @tf.function\n", "    @tf.function(reduce_retracing=True)\n")],
+    fix_safety="safe", equivalence="allclose",
     quick={"CALLS": 6},
     meaning=(
         "Without `reduce_retracing` every new length traces the function again (60 traces); with it TensorFlow "

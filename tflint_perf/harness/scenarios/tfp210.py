@@ -1,6 +1,6 @@
 """TFP210 concat-in-loop: a tensor grown with tf.concat on every step of a tf.while_loop."""
 
-from tflint_perf.harness.scenarios import Scenario, edit
+from tflint_perf.harness.scenarios import edit, rule_scenario
 
 BEFORE = '''\
 """A running transformation accumulated step by step inside a tf.function."""
@@ -44,15 +44,10 @@ AFTER = edit(
 ''',
 )
 
-SCENARIO = Scenario(
-    code="TFP210",
-    name="concat-in-loop",
-    kind="program",
-    title="80,000 steps of a tf.while_loop in a tf.function, one float appended per step",
-    before=BEFORE,
-    after=AFTER,
-    fix_safety="none",
-    equivalence="allclose",
+SCENARIO = rule_scenario(
+    "TFP210", "concat-in-loop", "80,000 steps of a tf.while_loop in a tf.function, one float appended per step",
+    BEFORE, AFTER,
+    fix_safety="none", equivalence="allclose",
     quick={"STEPS": 200},
     meaning=(
         "No fix: the after is the rule's documented use-instead, a `tf.TensorArray`. Each `tf.concat` copies the "
