@@ -107,8 +107,9 @@ class KerasOrigins:
 
     def is_small_mlp(self, constructor: cst.Call) -> bool:
         """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units
-        given as literals, Dropout, normalisation, reshaping): a model whose step costs less than
-        the Python work around it."""
+        given as literals, Dropout, normalisation, reshaping), with at least one hidden Dense layer: a
+        model whose step costs less than the Python work around it. A lone Dense layer (a linear or
+        logistic regression) is left out: in real code it is a demonstration on a few thousand points."""
         if self.model.call_name(constructor) not in _SEQUENTIAL or not constructor.args:
             return False
         items = constructor.args[0].value
@@ -117,6 +118,7 @@ class KerasOrigins:
         if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > 8:
             return False
         layers = self.model.layers
+        dense = 0
         for element in items.elements:
             value = element.value
             if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
@@ -127,11 +129,12 @@ class KerasOrigins:
             if name not in _CHEAP_LAYERS:
                 return False
             if name == "Dense":
+                dense += 1
                 width = layers.width_expression(value)
                 units = int_literal(width[2]) if width is not None else None
                 if units is None or units > 1024:
                     return False
-        return True
+        return dense >= 2
 
     def _binding_origins(self, binding: Binding, depth: int) -> List[Optional[str]]:
         if binding.kind != "assign" or binding.value is None:

@@ -36,7 +36,9 @@ class StepsPerExecution(Rule):
     what_it_does = """
 Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs
 it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
-(`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`),
+(`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`)
+with at least one hidden `Dense` layer (a lone `Dense`, a linear or logistic regression, was a
+demonstration on a few thousand points at every such site of the real-code check),
 and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
@@ -112,6 +114,9 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
               "model.fit(ds, epochs=3)\n"),
         # One epoch (the default): a demonstration.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n"),
+        # A linear regression: in real code, a demonstration on a few thousand points.
+        Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
