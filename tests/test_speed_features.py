@@ -423,6 +423,9 @@ def test_a_fix_run_that_changes_nothing_fills_the_cache(tmp_path, monkeypatch, c
 AUXILIARY_ROOTS = {"functools", "numpy", "tqdm"}  # resolved to help the analysis; never a finding alone
 EXAMPLES = [(f"{rule.code}-invalid-{i}", example.code) for rule in all_rules() for i, example in enumerate(rule.invalid)
             if not rule.input_error]  # a file that cannot be read or parsed: no analysis to filter
+# The TensorFlow version an example is judged for (TFP401/TFP402 report only where the replacement exists).
+VERSIONS = {f"{rule.code}-invalid-{i}": example.target_version for rule in all_rules()
+            for i, example in enumerate(rule.invalid)}
 FIXTURE_FILES = [(path.name, path.read_text(encoding="utf-8")) for path in sorted(FIXTURES.glob("*.py"))]
 
 
@@ -445,11 +448,12 @@ def _without_markers(text: str) -> str:
 @pytest.mark.parametrize("name,text", EXAMPLES + FIXTURE_FILES, ids=[n for n, _ in EXAMPLES + FIXTURE_FILES])
 def test_without_the_marker_text_the_analysis_finds_nothing(monkeypatch, name, text):
     """What makes the prefilter sound: take the marker away and even an unfiltered check finds nothing."""
-    assert check_text(text, "example.py", Settings(select=["ALL"]))  # it does find something with it
+    settings = Settings(select=["ALL"], target_version=VERSIONS.get(name))
+    assert check_text(text, "example.py", settings)  # it does find something with it
     hidden = _without_markers(text)
     assert not may_have_findings(hidden)
     monkeypatch.setattr(engine, "may_have_findings", lambda text: True)
-    found = check_text(hidden, "example.py", Settings(select=["ALL"]))
+    found = check_text(hidden, "example.py", settings)
     assert found == [], [(d.code, d.message) for d in found]
 
 

@@ -13,7 +13,7 @@ from tflint_perf.analysis.module import CallSite
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.fixes import add_keyword_argument
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _STEPS = 32  # what the fix passes: the catalog's measured setting
 _SINCE = (2, 4)  # `steps_per_execution` (2.3 called it `experimental_steps_per_execution`)
@@ -32,6 +32,9 @@ class StepsPerExecution(Rule):
     summary = "`compile()` without `steps_per_execution` for a small model trained in many small steps (off by default)"
     fix_availability = "sometimes"
     default_enabled = False
+    options = (target_version_option(
+        "Below 2.4 (no `steps_per_execution`) nothing is reported; the fix is offered only from 2.4, for `tf.keras` models."
+    ),)
 
     what_it_does = """
 Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs

@@ -12,7 +12,7 @@ from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import autotune
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 # Parameters of the experimental transformations, in order.
 _PARAMETERS = {
@@ -29,6 +29,9 @@ class DeprecatedTfDataApi(Rule):
     name = "deprecated-tf-data-api"
     summary = "`tf.data.experimental` APIs that moved into `tf.data` (`AUTOTUNE`, `map_and_batch`, `parallel_interleave`, ...)"
     fix_availability = "sometimes"
+    options = (target_version_option(
+        "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (unknown: reported without a fix, the message names the version)."
+    ),)
 
     what_it_does = """
 Checks for the `tf.data.experimental` spellings of APIs that now live in `tf.data` itself:

@@ -15,7 +15,7 @@ from tflint_perf.analysis.module import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes import code_in_block
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _STANDALONE = {entry.old: replace(entry, since=(2, 6)) for entry in TABLE if entry.form == "method"}
 _KEYWORDS = {entry.old.split(":")[1]: entry for entry in TABLE if entry.form == "keyword"}
@@ -30,6 +30,9 @@ class DeprecatedKerasFunctionApi(Rule):
     name = "deprecated-keras-function-api"
     summary = "`tf.py_func`, `experimental_relax_shapes`, `mixed_precision.experimental`, `fit_generator` and kin"
     fix_availability = "sometimes"
+    options = (target_version_option(
+        "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (from 2.16, Keras 3, `*_generator` keywords such as `workers` withhold it)."
+    ),)
 
     what_it_does = """
 Checks for function and Keras APIs that were deprecated and then removed:
