@@ -9,6 +9,7 @@ import libcst as cst
 
 from tflint_perf.analysis.feeds import Feeds, Iteration
 from tflint_perf.analysis.files import is_test_file
+from tflint_perf.analysis.loops import counts_epochs, short_literal_loop
 from tflint_perf.analysis.module import CallSite, LoopNode
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.arguments import argument
@@ -17,8 +18,6 @@ from tflint_perf.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _INITIALIZER = re.compile(r"init", re.IGNORECASE)
-_EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
-_EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
 _TF1 = "import tensorflow.compat.v1 as tf\n"
 _HELP = (
     "build the input with tf.data instead, e.g. `tf.data.Dataset.from_tensor_slices((x, y)).batch(n)"
@@ -234,8 +233,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(loop for loop in site.loops if not _counts_epochs(loop) and not _short_literal_loop(loop))
-            called = any(not _counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
+            lexical = frozenset(loop for loop in site.loops if not counts_epochs(loop) and not short_literal_loop(loop))
+            called = any(not counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
             if not lexical and not called:
                 continue
             feeds = feeds or Feeds(model)
@@ -284,29 +283,5 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
 
 
-def _short_literal_loop(loop: LoopNode) -> bool:
-    """`for flag in (True, False):`, `for name in ["a", "b"]:`: a few fixed runs, not a loop over batches."""
-    return isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)) and len(loop.iter.elements) <= 4
-
-
 def _innermost(loops) -> Optional[LoopNode]:
     return loops[-1] if loops else None
-
-
-def _counts_epochs(loop: LoopNode) -> bool:
-    """``for epoch in range(n)``, ``for _ in range(args.epochs)``, ``while epoch < num_epochs``
-    (but not ``for step in range(steps_per_epoch)``)."""
-    if isinstance(loop, cst.For):
-        return _mentions(loop.target, _EPOCH_VARIABLE) or _mentions(loop.iter, _EPOCH_COUNT)
-    return _mentions(loop.test, _EPOCH_VARIABLE)
-
-
-def _mentions(node: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
-    """A name or attribute in ``node`` matches ``pattern``."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and pattern.search(current.value):
-            return True
-        stack.extend(current.children)
-    return False
