@@ -45,6 +45,13 @@ DATASET_FUNCTION_OPS = {
 }
 ELEMENT_MAPS = frozenset({"tf.map_fn", "tf.vectorized_map"})
 KERAS_GRAPH_METHODS = frozenset({"call", "train_step", "test_step", "predict_step"})
+# Other Keras objects whose methods Keras traces into the training step: a learning-rate schedule is
+# called with the step, a loss on every batch, a metric updated on every batch.
+_TRACED_METHODS = (
+    (frozenset({"keras.optimizers.schedules.LearningRateSchedule"}), ("__call__",), "a learning-rate schedule"),
+    (frozenset({"keras.losses.Loss"}), ("call",), "a loss"),
+    (frozenset({"keras.metrics.Metric"}), ("update_state",), "a metric"),
+)
 _KERAS_BASES = frozenset(
     {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential", "keras.layers.Layer"}
 )
@@ -138,6 +145,13 @@ class HotPaths:
                     method = cls.methods[method_name]
                     description = f"`{cls.name}.{method_name}`, which Keras runs as a graph"
                     self._add_root(method, HotContext("keras", description, method))
+            for bases, methods, what in _TRACED_METHODS:
+                if self._derives_from(cls, bases, 0):
+                    for method_name in methods:
+                        if method_name in cls.methods:
+                            method = cls.methods[method_name]
+                            description = f"`{cls.name}.{method_name}` of {what}, which Keras runs every step"
+                            self._add_root(method, HotContext("keras", description, method))
 
     def _add_root(self, target: Callable, context: HotContext) -> None:
         if isinstance(target, FunctionInfo) and self._is_python_callback(target):
@@ -211,6 +225,19 @@ class HotPaths:
             isinstance(d.decorator, cst.Call) and model.call_name(d.decorator) in PYTHON_CALLBACKS
             for d in function.node.decorators
         )
+
+    def _derives_from(self, cls: ClassInfo, bases, depth: int) -> bool:
+        """``cls`` subclasses one of ``bases`` (canonical names), directly or through same-file classes."""
+        if depth > _MAX_DEPTH:
+            return False
+        for base in cls.node.bases:
+            if self.model.resolve(base.value) in bases:
+                return True
+            if isinstance(base.value, cst.Name) and base.value.value in self.model.classes:
+                parent = self.model.classes[base.value.value]
+                if parent is not cls and self._derives_from(parent, bases, depth + 1):
+                    return True
+        return False
 
     def _is_keras_class(self, cls: ClassInfo, depth: int) -> bool:
         if depth > _MAX_DEPTH:

@@ -129,6 +129,11 @@ are not followed.
         ),
     )
     invalid = (
+        # A custom Keras loss: Keras calls it in every training step.
+        Invalid(
+            _TF + "class NumpyLoss(tf.keras.losses.Loss):\n    def call(self, y_true, y_pred):\n"
+            "        return tf.numpy_function(np_loss, [y_true, y_pred], tf.float32)\n"
+        ),
         Invalid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices(paths)\n"
             "ds = ds.map(lambda p: tf.numpy_function(load_image, [p], tf.float32), num_parallel_calls=4)\n"
