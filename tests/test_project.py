@@ -30,6 +30,7 @@ EXPECTED = {
     ("pkg/data.py", None, 11, "TFP101"),  # make_dataset(), fitted in train.py
     ("pkg/data.py", None, 27, "TFP102"),  # add_augmentation: a sequential map of augment.augment
     ("pkg/model.py", None, 12, "TFP104"),  # partial_fit, called per batch from train.py
+    ("pkg/queue_input.py", None, 10, "TFP201"),  # TF1 graph code built by tf1_train.py before its training session
 }
 
 
@@ -60,7 +61,8 @@ def test_messages_name_the_other_module(project):
     assert "called from a loop" in messages[("pkg/model.py", 12)]
 
 
-@pytest.mark.parametrize("target", ["pkg/data.py", "pkg/augment.py", "pkg/model.py", "train.py", "explore.ipynb"])
+@pytest.mark.parametrize("target", ["pkg/data.py", "pkg/augment.py", "pkg/model.py", "pkg/queue_input.py", "train.py",
+                                    "explore.ipynb"])
 def test_one_file_reports_what_the_whole_project_run_reports_for_it(project, target):
     """Pre-commit passes a subset of the files; the editor one file: the project is still read."""
     result = run_cli("check", "--no-cache", "--output-format", "json", target, cwd=project)

@@ -7,7 +7,10 @@ A function is hot when it is
   (``tf.function(fn)``, ``tf.function(self.step)``);
 - passed to ``tf.map_fn`` / ``tf.vectorized_map`` (run for every element of a tensor);
 - ``call`` / ``train_step`` / ``test_step`` / ``predict_step`` of a Keras ``Layer`` or ``Model``
-  subclass (Keras traces them into a graph);
+  subclass (Keras traces them into a graph), a ``LearningRateSchedule.__call__``, a ``Loss.call``,
+  a ``Metric.update_state``;
+- TF1 graph code: what a function builds before creating the session whose training ``sess.run`` it
+  reaches in a loop (``analysis/tf1_graph.py``): those ops run every step;
 - or a same-file function that a hot function calls, or passes to a TensorFlow op such as
   ``tf.cond`` (a few levels deep).
 
@@ -32,6 +35,7 @@ from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.crossmodule import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
+from tflint_perf.analysis.tf1_graph import graph_builders
 
 Callable = Union[FunctionInfo, cst.Lambda]
 
@@ -139,6 +143,10 @@ class HotPaths:
                 if target is not None:
                     leaf = name.rsplit(".", 1)[-1]
                     self._add_root(target, HotContext("element-map", f"a function passed to `tf.{leaf}`", target, True))
+        if model.imports.imports_framework:
+            for builder, owner in graph_builders(model):
+                description = f"TF1 graph code that `{owner.name}` builds and its training `sess.run` runs every step"
+                self._add_root(builder, HotContext("tf1-graph", description, builder))
         for cls in model.classes.values():
             if self._is_keras_class(cls, 0):
                 for method_name in sorted(KERAS_GRAPH_METHODS & set(cls.methods)):

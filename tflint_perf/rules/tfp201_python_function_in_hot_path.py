@@ -88,6 +88,17 @@ are not followed.
     )
 
     valid = (
+        # TF1: graph code built after the session exists, or by a builder named for evaluation.
+        Valid(
+            _TF + "def build_eval_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
+            "def main(paths):\n    images = build_eval_input(paths)\n    train_op = tf.train.AdamOptimizer().minimize(model(images))\n"
+            "    sess = tf.Session()\n    for step in range(1000):\n        sess.run(train_op)\n"
+        ),
+        Valid(
+            _TF + "def build_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
+            "def main(paths):\n    sess = tf.Session()\n    images = build_input(paths)\n"
+            "    train_op = tf.train.AdamOptimizer().minimize(model(images))\n    for step in range(1000):\n        sess.run(train_op)\n"
+        ),
         # tensorflow/examples efficientdet: a COCO evaluator's update_state, called back from the eval step.
         Valid(
             _TF + "@tf.function\ndef _get_detections(images, labels):\n    detections = model(images, training=False)\n"
@@ -129,6 +140,12 @@ are not followed.
         ),
     )
     invalid = (
+        # TF1: the input graph `main` builds before its session; its training `sess.run` runs it every step.
+        Invalid(
+            _TF + "def build_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
+            "def main(paths):\n    images = build_input(paths)\n    train_op = tf.train.AdamOptimizer().minimize(model(images))\n"
+            "    sess = tf.Session()\n    for step in range(1000):\n        sess.run(train_op)\n"
+        ),
         # A custom Keras loss: Keras calls it in every training step.
         Invalid(
             _TF + "class NumpyLoss(tf.keras.losses.Loss):\n    def call(self, y_true, y_pred):\n"
