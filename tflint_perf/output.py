@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
 from tflint_perf.diagnostics import INPUT_ERROR_CODES, Diagnostic, Fix, Location
-from tflint_perf.rules import all_rules, rules_by_code
+from tflint_perf.rules import all_rules
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"

@@ -31,12 +31,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
 MAX_MODULES = 512  # modules a run keeps modelled (least recently used forgotten first)
-MAX_IMPORTERS = 16  # importers of the checked module read for one question
+MAX_IMPORTERS = 16  # importers of a module read for one question
 CYCLE_DEPTH = 3
 _SKIPPED_DIRECTORIES = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", "build", "dist", "node_modules",

@@ -3,8 +3,8 @@
 Built once from the collector's call records: a call whose callee resolves (``f(...)``, a nested
 ``def``, ``self.method(...)``, ``functools.partial(f, ...)(...)``) to a function of this file is an
 edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
-In a project session, ``callees`` also follows calls into other first-party modules, and for the
-checked module ``loops_reaching`` also counts the loops of the modules importing it (a
+In a project session, ``callees`` also follows calls into other first-party modules, and
+``loops_reaching`` also counts the loops of the modules importing this one (a
 ``partial_fit`` method whose per-batch loop is in the runner).
 """
 
@@ -79,7 +79,7 @@ class CallGraph:
         return loops
 
     def _callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
-        """Calls of ``function`` in the modules importing the checked module (for the checked module only)."""
+        """Calls of ``function`` in the modules importing this one (in a project session)."""
         session = self.model.session
         if session is None or function.model is not self.model:
             return []

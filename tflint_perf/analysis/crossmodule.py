@@ -1,15 +1,18 @@
-"""One check's view of the project: the other modules it needs, modelled once, and what they say.
+"""A run's view of a project: its modules, each modelled once, and what they say of each other.
 
-A ``Session`` starts from the module being checked (registered first, so that every other module's
-analysis resolves this module's names to the very objects its rules report on) and models other
-first-party modules on demand: *down* when an imported name is asked about, *up* (``importers``) when
-an analysis wants to know what the modules importing this one do with it. Each module's analyses are
-its own (``model.pipelines``, ``model.effects``, ``model.hot_paths``), computed as for a single file;
-only the checked module adds what its importers contribute (see ``PipelineAnalysis.consumptions``,
-``HotPaths``, ``CallGraph.loops_reaching``). Imported modules are modelled once per run and shared
-by every check (their analyses do not depend on who imports them); an import cycle (two modules that
-reach each other within ``project.CYCLE_DEPTH`` imports) gives None (unknown) both ways, whichever is
-analysed first, so the rules stay silent rather than guess or hang.
+A ``Session`` (one per project and process) holds the model of every first-party module the run has
+needed: the files checked (``adopt``: the engine's parse, reused while the content is the same) and
+the modules they import or are imported by (``model_for``, parsed on demand). Because every module
+resolves another's names through the same session, a pipeline state built in ``data.py`` and fitted
+in ``train.py`` holds ``data.py``'s very nodes, so the check of ``data.py`` can report it there.
+*Down*: an imported name is resolved (``definition``) and its module's own analyses are used
+(``model.pipelines``, ``model.effects``, ``model.hot_paths``, computed as for a single file).
+*Up*: an analysis of a module adds what the modules importing it (``importers``) do with it (see
+``PipelineAnalysis.consumptions``, ``HotPaths``, ``CallGraph.loops_reaching``), one level up, from
+their own analyses, so the answer never depends on the order modules were checked in. An import cycle
+(two modules that reach each other within ``project.CYCLE_DEPTH`` imports) is unknown both ways, and
+an analysis asked for while it is being built (a longer cycle) answers None: the rules stay silent
+rather than guess or hang.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ A function is hot when it is
   ``tf.cond`` (a few levels deep).
 
 In a project session the roots may be functions of other first-party modules (``ds.map(augment.flip)``),
-and the checked module also takes the roots its importers found among its own functions: a function
+and a module also takes the roots its importers found among its own functions: a function
 mapped or wrapped in ``tf.function`` in ``input_pipeline.py`` is hot in ``augment.py`` too.
 
 A function decorated with ``@tf.py_function(...)`` / ``@tf.numpy_function(...)`` is reached but not
@@ -170,7 +170,7 @@ class HotPaths:
             self._roots.append((target, context))
 
     def _take_importers_roots(self) -> None:
-        """The checked module's functions that its importers run per element or per step."""
+        """This module's functions that its importers run per element or per step."""
         if self._from_importers_done:
             return
         self._from_importers_done = True

@@ -194,8 +194,8 @@ class PipelineAnalysis:
     # -- across modules --------------------------------------------------------------------------
     @property
     def consumptions(self) -> List[Consumption]:
-        """Where this module's pipelines are iterated, and what for; for the checked module of a
-        project session also where its importers iterate pipelines built (or extended) here."""
+        """Where this module's pipelines are iterated, and what for; in a project session also where
+        its importers iterate pipelines built (or extended) here."""
         return self._own_consumptions + self._importers_part()[0]
 
     @property

@@ -12,7 +12,7 @@ from tflint_perf.analysis.keras_origin import is_debug_guarded, module_trains
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes import remove_argument, remove_statement
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 EAGER_SWITCHES = frozenset({"tf.config.run_functions_eagerly", "tf.config.experimental_run_functions_eagerly"})
 
