@@ -270,21 +270,24 @@ def _resolved(path: Path) -> Path:
 
 @lru_cache(maxsize=65536)
 def _module_file(root: Path, directory: Path, module: str, level: int) -> Optional[Path]:
+    # Plain string paths: this runs for every import of every file, and pathlib's objects cost more
+    # than the file system calls.
     if level:
-        base = directory
+        base = str(directory)
         for _ in range(level - 1):
-            base = base.parent
-        bases: Sequence[Path] = (base,)
+            base = os.path.dirname(base)
+        bases: Sequence[str] = (base,)
     else:
-        bases = tuple(dict.fromkeys((directory, root, root / "src")))
-    relative = Path(*module.split(".")) if module else Path()
+        bases = tuple(dict.fromkeys((str(directory), str(root), os.path.join(root, "src"))))
+    relative = os.path.join(*module.split(".")) if module else ""
+    inside = str(root) + os.sep
     for base in bases:
-        candidate = base / relative
-        for file in (candidate.with_suffix(".py") if module else None, candidate / "__init__.py"):
-            if file is not None and file.is_file():
-                resolved = _resolved(file)
-                if resolved == root or root in resolved.parents:
-                    return resolved
+        candidate = os.path.join(base, relative) if relative else base
+        for file in (candidate + ".py" if module else None, os.path.join(candidate, "__init__.py")):
+            if file is not None and os.path.isfile(file):
+                resolved = os.path.realpath(file)
+                if resolved.startswith(inside):
+                    return Path(resolved)
     return None
 
 
