@@ -17,7 +17,7 @@ What is first-party: files under the project root (the nearest directory holding
 pointed at), found the way Python would for a script in the importing file's directory or for the
 root on ``sys.path`` (plus a ``src/`` layout). TensorFlow, Keras and the other names the alias
 table tracks are never first-party. Costs are bounded (docs/performance.md): at most
-``MAX_PROJECT_FILES`` files are scanned for imports (text only, memoised by size and mtime), a
+``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text only, once a run), a
 run models each imported module once (shared by every check), a check reads at most ``MAX_IMPORTERS``
 importers per question, and an import cycle ends in "unknown", which every rule treats as silence.
 """
@@ -35,6 +35,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
+MAX_PROJECT_DIRECTORIES = 20000
 MAX_MODULES = 512  # modules a run keeps modelled (least recently used forgotten first)
 MAX_IMPORTERS = 16  # importers of a module read for one question
 CYCLE_DEPTH = 3
@@ -124,12 +125,12 @@ class Project:
         """Every Python file and notebook under the root (bounded: an empty list past MAX_PROJECT_FILES)."""
         if self._files is None:
             found: List[Path] = []
-            for current, directories, names in os.walk(self.root):
+            for visited, (current, directories, names) in enumerate(os.walk(self.root)):
                 directories[:] = sorted(
                     d for d in directories if d not in _SKIPPED_DIRECTORIES and not d.startswith(".")
                 )
                 found.extend(Path(current) / name for name in sorted(names) if name.endswith(_SUFFIXES))
-                if len(found) > MAX_PROJECT_FILES:
+                if len(found) > MAX_PROJECT_FILES or visited > MAX_PROJECT_DIRECTORIES:
                     found = []  # too big to scan on every check: modules imported still resolve, importers do not
                     break
             self._files = found
