@@ -17,9 +17,10 @@ What is first-party: files under the project root (the nearest directory holding
 pointed at), found the way Python would for a script in the importing file's directory or for the
 root on ``sys.path`` (plus a ``src/`` layout). TensorFlow, Keras and the other names the alias
 table tracks are never first-party. Costs are bounded (docs/performance.md): at most
-``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text only, once a run), a
-run models each imported module once (shared by every check), a check reads at most ``MAX_IMPORTERS``
-importers per question, and an import cycle ends in "unknown", which every rule treats as silence.
+``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text
+only, once a run), a run models each imported module once (shared by every check), a check reads at
+most ``MAX_IMPORTERS`` importers per question, and an import cycle ends in "unknown", which every
+rule treats as silence.
 """
 
 from __future__ import annotations
