@@ -193,17 +193,16 @@ class ImportTable:
         return name
 
     def _resolve(self, node: cst.BaseExpression) -> Optional[str]:
-        text = dotted_text(node)
-        if text is None:
-            return None
-        root, _, rest = text.partition(".")
-        qualified = self._bindings.get(root)
-        if qualified is None:
-            return None
-        return canonical_name(f"{qualified}.{rest}" if rest else qualified)
+        qualified = self._qualified_chain(node)
+        return canonical_name(qualified) if qualified is not None else None
 
     def spelled(self, node: cst.BaseExpression) -> Optional[str]:
         """``spelled_name`` of a Name/Attribute chain rooted at an import, else None."""
+        qualified = self._qualified_chain(node)
+        return spelled_name(qualified) if qualified is not None else None
+
+    def _qualified_chain(self, node: cst.BaseExpression) -> Optional[str]:
+        """The fully qualified dotted name of a Name/Attribute chain rooted at an import, else None."""
         text = dotted_text(node)
         if text is None:
             return None
@@ -211,7 +210,7 @@ class ImportTable:
         qualified = self._bindings.get(root)
         if qualified is None:
             return None
-        return spelled_name(f"{qualified}.{rest}" if rest else qualified)
+        return f"{qualified}.{rest}" if rest else qualified
 
     def alias_for(self, canonical: str) -> Optional[str]:
         """A local spelling that resolves to ``canonical`` (e.g. ``tf`` for ``tf``), if one exists."""
