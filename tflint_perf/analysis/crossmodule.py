@@ -20,8 +20,9 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -167,21 +168,15 @@ class Session:
         finally:
             self._building.discard(key)
 
-    def building(self, model: ModuleModel, name: str):
-        """Context for building ``model.<name>`` itself, so a cycle back to it answers unknown."""
-        return _Building(self, (id(model), name))
-
-
-class _Building:
-    def __init__(self, session: Session, key: Tuple[int, str]) -> None:
-        self.session = session
-        self.key = key
-
-    def __enter__(self) -> None:
-        self.session._building.add(self.key)
-
-    def __exit__(self, *exc) -> None:
-        self.session._building.discard(self.key)
+    @contextmanager
+    def building(self, model: ModuleModel, name: str) -> Iterator[None]:
+        """While ``model.<name>`` itself is built, so that a cycle back to it answers unknown."""
+        key = (id(model), name)
+        self._building.add(key)
+        try:
+            yield
+        finally:
+            self._building.discard(key)
 
 
 _SESSIONS: Dict[Path, Session] = {}

@@ -200,26 +200,31 @@ class PipelineAnalysis:
 
     @property
     def _real_states(self) -> Dict[State, None]:
-        extra = self._importers_part()[1]
-        return {**self._own_states, **extra} if extra else self._own_states
+        return self._importers_part()[1]
 
     def _importers_part(self) -> Tuple[List[Consumption], Dict[State, None]]:
+        """The importers' consumptions of pipelines built here, and every concrete state (own first)."""
         if self._from_importers is None:
-            self._from_importers = ([], {})
+            consumptions: List[Consumption] = []
+            states = self._own_states
             session = self.model.session
-            if session is not None and self._exports_pipelines():
-                self._from_importers = self._take_from_importers(session)
+            if session is not None:
+                consumptions, theirs = self._take_from_importers(session)
+                if theirs:
+                    states = {**self._own_states, **theirs}
+            self._from_importers = (consumptions, states)
         return self._from_importers
-
-    def _exports_pipelines(self) -> bool:
-        return any(summary.returns is not None or summary.consumptions for summary in self._summaries.values())
 
     def _take_from_importers(self, session) -> Tuple[List[Consumption], Dict[State, None]]:
         consumptions: List[Consumption] = []
         states: Dict[State, None] = {}
+        # What importers can take from here: module-level functions (or classes, for methods) that
+        # return a pipeline or consume one they are given.
         exported = [function.class_info.name if function.class_info is not None else function.name
                     for function, summary in self._summaries.items()
                     if function.parent is None and (summary.returns is not None or summary.consumptions)]
+        if not exported:
+            return consumptions, states
         for importer in session.importers(self.model, exported):
             theirs = session.analysis(importer, "pipelines")
             if theirs is None:
@@ -228,8 +233,7 @@ class PipelineAnalysis:
             for consumption in theirs._own_consumptions:
                 mine = frozenset(state for state in consumption.states if self._touches(state))
                 if mine:
-                    consumptions.append(replace(consumption, states=mine,
-                                                elsewhere=where))
+                    consumptions.append(replace(consumption, states=mine, elsewhere=where))
                     states.update(dict.fromkeys(mine))
         return consumptions, states
 
