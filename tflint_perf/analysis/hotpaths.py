@@ -25,7 +25,7 @@ hot: its body is Python, run through a callback. Those are recorded separately.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import Callable as CallableType, Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -148,13 +148,13 @@ class HotPaths:
                 description = f"TF1 graph code that `{owner.name}` builds and its training `sess.run` runs every step"
                 self._add_root(builder, HotContext("tf1-graph", description, builder))
         for cls in model.classes.values():
-            if self._is_keras_class(cls, 0):
+            if self._is_keras_class(cls):
                 for method_name in sorted(KERAS_GRAPH_METHODS & set(cls.methods)):
                     method = cls.methods[method_name]
                     description = f"`{cls.name}.{method_name}`, which Keras runs as a graph"
                     self._add_root(method, HotContext("keras", description, method))
             for bases, methods, what in _TRACED_METHODS:
-                if self._derives_from(cls, bases, 0):
+                if self._derives_from(cls, bases.__contains__):
                     for method_name in methods:
                         if method_name in cls.methods:
                             method = cls.methods[method_name]
@@ -234,31 +234,23 @@ class HotPaths:
             for d in function.node.decorators
         )
 
-    def _derives_from(self, cls: ClassInfo, bases, depth: int) -> bool:
-        """``cls`` subclasses one of ``bases`` (canonical names), directly or through same-file classes."""
-        if depth > _MAX_DEPTH:
-            return False
-        for base in cls.node.bases:
-            if self.model.resolve(base.value) in bases:
-                return True
-            if isinstance(base.value, cst.Name) and base.value.value in self.model.classes:
-                parent = self.model.classes[base.value.value]
-                if parent is not cls and self._derives_from(parent, bases, depth + 1):
-                    return True
-        return False
-
-    def _is_keras_class(self, cls: ClassInfo, depth: int) -> bool:
+    def _derives_from(self, cls: ClassInfo, is_base: "CallableType[[str], bool]", depth: int = 0) -> bool:
+        """``cls`` subclasses a class whose canonical name ``is_base`` accepts, directly or through
+        same-file classes."""
         if depth > _MAX_DEPTH:
             return False
         for base in cls.node.bases:
             name = self.model.resolve(base.value)
-            if name is not None and (name in _KERAS_BASES or name.startswith("keras.layers.")):
+            if name is not None and is_base(name):
                 return True
             if isinstance(base.value, cst.Name) and base.value.value in self.model.classes:
                 parent = self.model.classes[base.value.value]
-                if parent is not cls and self._is_keras_class(parent, depth + 1):
+                if parent is not cls and self._derives_from(parent, is_base, depth + 1):
                     return True
         return False
+
+    def _is_keras_class(self, cls: ClassInfo) -> bool:
+        return self._derives_from(cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
 
 
 def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:
