@@ -115,7 +115,7 @@ class Project:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._files: Optional[List[Path]] = None
-        self._scans: Dict[Path, Tuple[Tuple[int, int], List[ImportRef]]] = {}
+        self._scans: Dict[Path, List[ImportRef]] = {}
         self._importers: Optional[Dict[Path, List[Path]]] = None
         self._pipeline_text: Dict[Path, bool] = {}
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
@@ -140,19 +140,12 @@ class Project:
     def imports_of(self, path: Path) -> List[ImportRef]:
         """A file's imports, read once per run (a Project lives for one run; ``forget_projects`` between runs)."""
         known = self._scans.get(path)
-        if known is not None:
-            return known[1]
-        try:
-            status = path.stat()
-        except OSError:
-            return []
-        stamp = (status.st_mtime_ns, status.st_size)
-        text = read_text(path)
-        if path.suffix == ".ipynb":
-            text = notebook_code(text)
-        refs = imports_in_text(text) if "import" in text else []
-        self._scans[path] = (stamp, refs)
-        return refs
+        if known is None:
+            text = read_text(path)
+            if path.suffix == ".ipynb":
+                text = notebook_code(text)
+            known = self._scans[path] = imports_in_text(text) if "import" in text else []
+        return known
 
     def dependencies(self, path: Path) -> List[Path]:
         """The first-party modules ``path`` imports, directly."""
