@@ -29,10 +29,10 @@ sys.path.insert(0, str(REPO))
 
 import libcst as cst  # noqa: E402
 
-from tflint_perf.config import Settings  # noqa: E402
-from tflint_perf.engine import check_text  # noqa: E402
-from tflint_perf.limits import check_limits, nesting_depth, run_deep  # noqa: E402
-from tflint_perf.prefilter import may_have_findings  # noqa: E402
+from tflint_perf.checking.config import Settings  # noqa: E402
+from tflint_perf.checking.engine import check_text  # noqa: E402
+from tflint_perf.text.limits import check_limits, nesting_depth, run_deep  # noqa: E402
+from tflint_perf.text.prefilter import may_have_findings  # noqa: E402
 
 
 def median_seconds(function: Callable[[], object], runs: int) -> float:

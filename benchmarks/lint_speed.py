@@ -302,9 +302,9 @@ PLUGIN_IN_PROCESS = textwrap.dedent(
     """\
     import ast, sys, time
     start = time.perf_counter()
-    from tflint_perf.flake8_plugin import Plugin
+    from tflint_perf.faces.flake8_plugin import Plugin
     imported = time.perf_counter()
-    import tflint_perf.engine  # what the plugin imports for the first file that mentions TensorFlow
+    import tflint_perf.checking.engine  # what the plugin imports for the first file that mentions TensorFlow
     engine = time.perf_counter()
     path = sys.argv[1]
     lines = open(path, encoding="utf-8").read().splitlines(keepends=True)
@@ -325,7 +325,7 @@ PLUGIN_ON_TREE = textwrap.dedent(
     """\
     import pathlib, sys, time
     start = time.process_time()
-    from tflint_perf.flake8_plugin import Plugin
+    from tflint_perf.faces.flake8_plugin import Plugin
     imported = time.process_time() - start
     total, files, found = 0.0, 0, 0
     for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
@@ -519,7 +519,7 @@ def _project_section(args: argparse.Namespace, python: str, work: Path) -> Dict[
                 copy_sources(source, tree / source.name)
     (tree / "pyproject.toml").write_text("[project]\nname = 'benchmark-project'\n")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tflint_perf.project import Project
+    from tflint_perf.project.index import Project
 
     project = Project(tree)
     modules = [path for path in project.files() if path.suffix == ".py"]

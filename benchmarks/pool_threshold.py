@@ -1,6 +1,6 @@
 """Where worker processes start to pay: ``tflint-perf check`` in one process against a pool of two.
 
-``tflint_perf.runner.POOL_MIN_WORK`` is the amount of source (bytes of files that mention
+``tflint_perf.checking.runner.POOL_MIN_WORK`` is the amount of source (bytes of files that mention
 TensorFlow/Keras, the ones that get parsed) below which the runner checks in-process. This times the
 whole command line, both ways, on projects of growing size cut from real TensorFlow/Keras sources,
 with the threshold forced off so that the pool is used at every size:
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import List
 
 RUN = (
-    "import sys, tflint_perf.runner as runner; runner.POOL_MIN_WORK = 0; "
-    "from tflint_perf.cli import main; sys.exit(main(sys.argv[1:]))"
+    "import sys, tflint_perf.checking.runner as runner; runner.POOL_MIN_WORK = 0; "
+    "from tflint_perf.faces.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 

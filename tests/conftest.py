@@ -8,9 +8,9 @@ from typing import Dict, List, Optional
 
 import pytest
 
-from tflint_perf.config import Settings
-from tflint_perf.engine import check_text
-from tflint_perf.fixer import fix_text
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.engine import check_text
+from tflint_perf.fixes.fixer import fix_text
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tflint_perf.docs import rule_pages
+from tflint_perf.faces.docs import rule_pages
 
 BAD = "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds)\n"
 GOOD = "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"
@@ -255,7 +255,7 @@ def test_empty_file_gets_a_note_and_is_clean(project):
 def test_unreadable_file_is_reported(project, monkeypatch, capsys):
     from pathlib import Path
 
-    from tflint_perf import cli
+    from tflint_perf.faces import cli
 
     original = Path.read_bytes
 
@@ -308,11 +308,11 @@ def test_docs_rules_pages_are_in_sync_with_the_rules():
     directory = REPO / "docs" / "rules"
     expected = rule_pages()
     actual = {path.name: path.read_text(encoding="utf-8") for path in directory.glob("*.md")}
-    assert actual == expected, "docs/rules/ is stale: run `python -m tflint_perf.docs`"
+    assert actual == expected, "docs/rules/ is stale: run `python -m tflint_perf.faces.docs`"
 
 
 def test_rules_off_by_default_need_explicit_selection(monkeypatch):
-    from tflint_perf.config import Settings
+    from tflint_perf.checking.config import Settings
     from tflint_perf.rules import find_rule
 
     rule = find_rule("TFP102")

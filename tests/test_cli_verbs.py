@@ -353,7 +353,7 @@ _WITHOUT_WATCHFILES = (
     "        if name == 'watchfiles' or name.startswith('watchfiles.'):\n"
     "            raise ImportError('no watchfiles here')\n"
     "sys.meta_path.insert(0, NoWatchfiles())\n"
-    "from tflint_perf.cli import main\n"
+    "from tflint_perf.faces.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 

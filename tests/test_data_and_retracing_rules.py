@@ -8,9 +8,9 @@ import libcst as cst
 
 from tests.conftest import fix, lint
 from tflint_perf.analysis.elementwise import APPROXIMATE, EXACT, per_batch
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.tf_functions import find_tf_functions
-from tflint_perf.config import Settings
+from tflint_perf.checking.config import Settings
 
 RETRACING = (
     "import tensorflow as tf\n\n@tf.function\ndef step(x):\n    return x * 2\n\n"
@@ -37,7 +37,7 @@ def test_retracing_reports_once_per_function():
 
 
 def test_tf_functions_know_their_options_and_callers():
-    model = ModuleModel(cst.parse_module(
+    model = AnalysedModule(cst.parse_module(
         "import tensorflow as tf\n\n@tf.function(input_signature=[spec])\ndef a(x):\n    return x\n\n"
         "def b(x):\n    return x\n\nfast_b = tf.function(b)\nslow = tf.function(b, [spec])\n"
         "a(1)\nfast_b(2)\nfast_b(3)\n"
@@ -49,7 +49,7 @@ def test_tf_functions_know_their_options_and_callers():
 
 
 def _function(source: str):
-    model = ModuleModel(cst.parse_module("import tensorflow as tf\nK = 3\n" + source))
+    model = AnalysedModule(cst.parse_module("import tensorflow as tf\nK = 3\n" + source))
     return model, model.functions[-1]
 
 

@@ -15,8 +15,8 @@ from typing import List, Optional
 import pytest
 
 from tests.conftest import fix
-from tflint_perf.engine import parse
-from tflint_perf.layout import line_limit, too_long
+from tflint_perf.checking.engine import parse
+from tflint_perf.text.layout import line_limit, too_long
 
 TF = "import tensorflow as tf\n"
 AUGMENT = "def augment(image):\n    return tf.image.random_flip_left_right(image)\n\n\n"

@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import FIXTURES, REPO, run_cli
 from tflint_perf import __version__
-from tflint_perf.diagnostics import INPUT_ERROR_CODES
+from tflint_perf.text.diagnostics import INPUT_ERROR_CODES
 from tflint_perf.rules import all_rules
 
 if sys.version_info >= (3, 11):
@@ -218,7 +218,8 @@ def test_a_file_libcst_cannot_analyse_is_skipped_and_the_run_goes_on(plugin_path
 
 
 def test_the_plugin_never_raises(monkeypatch):
-    from tflint_perf import engine, flake8_plugin
+    from tflint_perf.checking import engine
+    from tflint_perf.faces import flake8_plugin
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
@@ -233,11 +234,11 @@ def test_files_without_tensorflow_cost_nothing(plugin_path, tmp_path):
     probe = textwrap.dedent(
         """\
         import sys
-        from tflint_perf.flake8_plugin import Plugin
+        from tflint_perf.faces.flake8_plugin import Plugin
         lines = ["import torch\\n", "for x in torch.utils.data.DataLoader(data):\\n", "    step(x)\\n"]
         assert list(Plugin(None, lines, "torch_train.py").run()) == []
         loaded = sorted(name for name in sys.modules if name.split(".")[0] == "libcst" or
-                        name in ("tflint_perf.engine", "tflint_perf.config"))
+                        name in ("tflint_perf.checking.engine", "tflint_perf.checking.config"))
         print(loaded)
         """
     )

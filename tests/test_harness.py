@@ -19,13 +19,13 @@ from typing import List
 import pytest
 
 from tests.conftest import FIXTURES, REPO, run_cli
-from tflint_perf.config import Settings
-from tflint_perf.diagnostics import UNSAFE
-from tflint_perf.engine import check_text, parse
-from tflint_perf.fixer import fix_text
-from tflint_perf.harness import equivalence
-from tflint_perf.harness.runner import NEEDS_GPU, After, ScenarioError, derive_after, sized
-from tflint_perf.harness.scenarios import all_scenarios, edit, scenarios_by_code
+from tflint_perf.checking.config import Settings
+from tflint_perf.text.diagnostics import UNSAFE
+from tflint_perf.checking.engine import check_text, parse
+from tflint_perf.fixes.fixer import fix_text
+from tflint_perf.faces.harness import equivalence
+from tflint_perf.faces.harness.runner import NEEDS_GPU, After, ScenarioError, derive_after, sized
+from tflint_perf.faces.harness.scenarios import all_scenarios, edit, scenarios_by_code
 from tflint_perf.rules import all_rules, rules_by_code
 
 CODES = {"TFP101", "TFP102", "TFP103", "TFP104", "TFP201", "TFP202", "TFP301", "TFP302"}
@@ -42,9 +42,9 @@ def tensorflow():
 
 
 def harness(*args: str, cwd: Path = REPO, extra_env=None) -> subprocess.CompletedProcess:
-    """``python -m tflint_perf.harness ...`` in a subprocess."""
+    """``python -m tflint_perf.faces.harness ...`` in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "2", **(extra_env or {})}
-    return subprocess.run([sys.executable, "-m", "tflint_perf.harness", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tflint_perf.faces.harness", *args], cwd=cwd, capture_output=True,
                           text=True, env=env, timeout=600)
 
 
@@ -56,7 +56,7 @@ def json_records(stdout: str) -> List[dict]:
 def test_every_code_has_one_scenario_and_every_rule_is_covered():
     assert {s.code for s in all_scenarios()} == CODES
     assert {rule.code for rule in all_rules() if not rule.input_error} <= CODES, (
-        "a new rule needs a scenario in tflint_perf/harness/scenarios/")  # TFP001/TFP002: nothing to measure
+        "a new rule needs a scenario in tflint_perf/faces/harness/scenarios/")  # TFP001/TFP002: nothing to measure
 
 
 @pytest.mark.parametrize("scenario", all_scenarios(), ids=lambda s: s.code)
@@ -96,11 +96,11 @@ def test_the_linter_and_the_harness_cli_never_import_tensorflow():
     code = textwrap.dedent(
         """
         import argparse, sys
-        from tflint_perf.config import Settings
-        from tflint_perf.engine import check_text
-        from tflint_perf.harness.cli import register
-        from tflint_perf.harness.runner import derive_after
-        from tflint_perf.harness.scenarios import all_scenarios
+        from tflint_perf.checking.config import Settings
+        from tflint_perf.checking.engine import check_text
+        from tflint_perf.faces.harness.cli import register
+        from tflint_perf.faces.harness.runner import derive_after
+        from tflint_perf.faces.harness.scenarios import all_scenarios
         register(argparse.ArgumentParser().add_subparsers())
         for scenario in all_scenarios():
             check_text(scenario.before, "s.py", Settings())
@@ -127,8 +127,8 @@ _WITHOUT_TENSORFLOW = textwrap.dedent(
             return None
 
     sys.meta_path.insert(0, NoTensorFlow())
-    sys.argv = ["tflint_perf.harness"] + sys.argv[1:]
-    runpy.run_module("tflint_perf.harness", run_name="__main__")
+    sys.argv = ["tflint_perf.faces.harness"] + sys.argv[1:]
+    runpy.run_module("tflint_perf.faces.harness", run_name="__main__")
     """
 )
 
@@ -258,8 +258,8 @@ def test_bench_json_lines_carry_what_ci_diffs(quick_bench, tensorflow):
 
 @pytest.mark.tensorflow
 def test_the_rewrites_that_hide_an_effect_are_switched_off_by_name(tensorflow):
-    from tflint_perf.harness.runner import BenchOptions, rewrite_settings
-    from tflint_perf.harness.worker import without_rewrites
+    from tflint_perf.faces.harness.runner import BenchOptions, rewrite_settings
+    from tflint_perf.faces.harness.worker import without_rewrites
 
     settings = {s.code: rewrite_settings(s, BenchOptions()) for s in all_scenarios()}
     assert settings["TFP101"] == [[], ["inject_prefetch"]]
@@ -293,8 +293,8 @@ def test_bench_progress_goes_to_stderr(quick_bench):
 
 @pytest.mark.tensorflow
 def test_bench_table_from_the_records(quick_bench, tensorflow):
-    from tflint_perf.harness import report
-    from tflint_perf.harness.runner import Record, tensorflow_environment
+    from tflint_perf.faces.harness import report
+    from tflint_perf.faces.harness.runner import Record, tensorflow_environment
 
     _, records = quick_bench
     records = [Record(**record) for record in records]
@@ -311,7 +311,7 @@ def test_bench_table_from_the_records(quick_bench, tensorflow):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("code", ["TFP301", "TFP302"])
 def test_gpu_scenarios_run_where_forced_onto_a_cpu(code, tensorflow):
-    from tflint_perf.harness.runner import BenchOptions, run_scenario, tensorflow_environment
+    from tflint_perf.faces.harness.runner import BenchOptions, run_scenario, tensorflow_environment
 
     options = BenchOptions(repeats=1, quick=True, rewrites=("defaults",), run_gpu_scenarios_anyway=True)
     records = run_scenario(scenarios_by_code()[code], options, tensorflow_environment())
@@ -324,7 +324,7 @@ def _wrong(code: str, old: str, new: str) -> After:
 
 @pytest.mark.tensorflow
 def test_a_wrong_after_fails_its_equivalence_check(tensorflow):
-    from tflint_perf.harness.runner import BenchOptions, run_scenario, tensorflow_environment
+    from tflint_perf.faces.harness.runner import BenchOptions, run_scenario, tensorflow_environment
 
     # A "fix" that prefetches but also drops the first batch: a safe fix must keep every element.
     # Run with inject_prefetch switched off, the setting the CLI test above leaves out.
@@ -334,7 +334,7 @@ def test_a_wrong_after_fails_its_equivalence_check(tensorflow):
     assert [(r.variant, r.rewrites, r.equivalence) for r in records] == [
         ("before", "off: inject_prefetch", "fail"), ("after", "off: inject_prefetch", "fail")]
     assert records[0].equivalence_detail == "12 batches before, 11 after"
-    from tflint_perf.harness import report
+    from tflint_perf.faces.harness import report
 
     assert "inject_prefetch off" in report.text_table(records, tensorflow_environment(), repeats=1)
 

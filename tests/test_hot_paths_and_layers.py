@@ -9,14 +9,14 @@ import libcst as cst
 
 from tests.conftest import fix, lint
 from tflint_perf.analysis.feeds import Feeds, Iteration
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.sessions import Sessions
 from tflint_perf.analysis.values import PYTHON, TENSOR, UNKNOWN, ValueKinds
-from tflint_perf.config import Settings
+from tflint_perf.checking.config import Settings
 
 
 def model_of(source: str) -> ModuleModel:
-    return ModuleModel(cst.parse_module(textwrap.dedent(source)))
+    return AnalysedModule(cst.parse_module(textwrap.dedent(source)))
 
 
 def site_of(model: ModuleModel, text: str):

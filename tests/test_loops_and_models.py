@@ -7,11 +7,11 @@ import pytest
 
 from tflint_perf.analysis.loops import StepLoops
 from tflint_perf.analysis.models import KerasModels, TfFunctions
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.analyses import AnalysedModule
 
 
 def model_of(source: str) -> ModuleModel:
-    return ModuleModel(cst.parse_module(source))
+    return AnalysedModule(cst.parse_module(source))
 
 
 def site_named(model: ModuleModel, text: str):

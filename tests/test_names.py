@@ -5,13 +5,13 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.names import ImportTable
 
 
 def resolved(source: str) -> str:
     module = cst.parse_module(source)
-    model = ModuleModel(module)
+    model = AnalysedModule(module)
     last = module.body[-1].body[0].value  # the final expression statement
     return model.resolve(last.func if isinstance(last, cst.Call) else last)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tflint_perf.diagnostics import Location
-from tflint_perf.notebook import Notebook, NotebookError
+from tflint_perf.text.diagnostics import Location
+from tflint_perf.text.notebook import Notebook, NotebookError
 
 NOTEBOOKS = REPO / "tests" / "notebooks"
 

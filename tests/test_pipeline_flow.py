@@ -356,7 +356,7 @@ def test_functools_partial_and_lambda_calling_named_function():
 
 
 def test_target_version_gates_what_the_runtime_rewrites():
-    from tflint_perf.config import Settings
+    from tflint_perf.checking.config import Settings
 
     source = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\nmodel.fit(ds)\n"
     new = {d.code: d.message for d in lint(source, settings=Settings(target_version=(2, 15)))}
@@ -371,7 +371,7 @@ def test_target_version_gates_what_the_runtime_rewrites():
 
 
 def test_options_that_switch_the_rewrites_off_keep_the_findings_on_new_versions():
-    from tflint_perf.config import Settings
+    from tflint_perf.checking.config import Settings
 
     source = (
         "import tensorflow as tf\noptions = tf.data.Options()\noptions.autotune.enabled = False\n"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.test_pipeline_flow import FLOWS, MAP_NEGATIVES, NEGATIVES
 from tflint_perf.analysis import pipelines
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.names import ImportTable
 from tflint_perf.analysis.pipelines import PipelineAnalysis
 
@@ -101,7 +101,7 @@ PROGRAMS = {**ROUNDS, **FLOWS, **NEGATIVES, **MAP_NEGATIVES}
 
 
 def _analyse(source: str, replay: bool, monkeypatch) -> tuple:
-    model = ModuleModel(cst.parse_module(textwrap.dedent(source)))
+    model = AnalysedModule(cst.parse_module(textwrap.dedent(source)))
     monkeypatch.setattr(PipelineAnalysis, "replay_unchanged", replay)
     return model, PipelineAnalysis(model)
 

@@ -1,4 +1,4 @@
-"""``tflint_perf.positions`` against LibCST's ``PositionProvider``: the same range for every node."""
+"""``tflint_perf.text.positions`` against LibCST's ``PositionProvider``: the same range for every node."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tests.test_walk import CORPUS
-from tflint_perf import positions as positions_module
-from tflint_perf.positions import Positions, locate
+from tflint_perf.text import positions as positions_module
+from tflint_perf.text.positions import Positions, locate
 
 VARIANTS = {
     "as is": lambda text: text,

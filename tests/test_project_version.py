@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.test_flake8_plugin import flake8, flake8_findings, plugin_path  # noqa: F401 (a fixture)
-from tflint_perf.project_version import infer_tensorflow_version, lower_bound
+from tflint_perf.project.tf_version import infer_tensorflow_version, lower_bound
 
 TRAINING = "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.strings.as_string(x)).batch(2)\nmodel.fit(ds)\n"
 

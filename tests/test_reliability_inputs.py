@@ -33,11 +33,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES, run_cli
-from tflint_perf.checker import FileResult, Mode, process_bytes
-from tflint_perf.config import Settings
-from tflint_perf.engine import parse
-from tflint_perf.limits import MAX_NESTING
-from tflint_perf.source import SourceFile
+from tflint_perf.checking.checker import FileResult, Mode, process_bytes
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.engine import parse
+from tflint_perf.text.limits import MAX_NESTING
+from tflint_perf.text.source import SourceFile
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
 FIX = Mode(fix=True, unsafe=True)
@@ -499,7 +499,7 @@ def test_symlink_loops_and_dangling_links_do_not_stop_the_run(tmp_path):
 
 
 def test_an_unexpected_exception_is_exit_2_with_a_message_not_a_bare_traceback(monkeypatch, capsys):
-    from tflint_perf import cli
+    from tflint_perf.faces import cli
 
     def broken(args):
         raise RuntimeError("a bug")

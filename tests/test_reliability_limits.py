@@ -1,6 +1,6 @@
 """Bounded resources: pathological files are skipped with a message, never a crash or a hang.
 
-The limits live in ``tflint_perf/limits.py``; docs/reliability.md gives the numbers behind them.
+The limits live in ``tflint_perf/text/limits.py``; docs/reliability.md gives the numbers behind them.
 Inputs that would crash LibCST's native parser if a limit failed are checked through a real
 ``tflint-perf`` subprocess, so that a regression fails the test instead of killing the test run.
 """
@@ -14,10 +14,10 @@ import threading
 import pytest
 
 from tests.conftest import REPO, lint, run_cli
-from tflint_perf import limits
-from tflint_perf.config import Settings
-from tflint_perf.engine import ParseError, check_text, parse
-from tflint_perf.limits import MAX_NESTING, nesting_depth, run_deep
+from tflint_perf.text import limits
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.engine import ParseError, check_text, parse
+from tflint_perf.text.limits import MAX_NESTING, nesting_depth, run_deep
 
 HEADER = "import tensorflow as tf\nds = tf.data.Dataset.range(8)\n"
 TRAINING = "for batch in ds:\n    train_step(batch)\n"
@@ -168,7 +168,7 @@ def test_deeply_nested_loops_do_not_make_the_analysis_exponential():
     text = HEADER + loops + " " * 19 + "ds = ds.map(f).shuffle(3)\n" + TRAINING
     compile(text, "nested.py", "exec")  # 19 nested blocks: still valid Python (the limit is 20)
     code = (
-        "import sys\nfrom tflint_perf.engine import check_text\nfrom tflint_perf.config import Settings\n"
+        "import sys\nfrom tflint_perf.checking.engine import check_text\nfrom tflint_perf.checking.config import Settings\n"
         "print(sorted({d.code for d in check_text(sys.stdin.read(), 'nested.py', Settings())}))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=120,

@@ -105,7 +105,7 @@ def test_no_tensorflow_and_no_checked_module_in_sys_modules_after_linting(tree):
     project, markers, env = tree
     script = (
         "import json, sys\n"
-        "from tflint_perf.cli import main\n"
+        "from tflint_perf.faces.cli import main\n"
         "project = sys.argv[1]\n"
         "code = main(['check', '--fix', '--unsafe-fixes', '--no-cache', '-j', '1', project])\n"
         "loaded = sorted(name for name, module in list(sys.modules.items())\n"
@@ -142,9 +142,9 @@ def test_the_harness_is_not_loaded_by_checking(tree):
     # `verify` is the one command that runs user code; `check` must not even load the code that can.
     project, markers, env = tree
     script = (
-        "import sys\nfrom tflint_perf.cli import main\n"
+        "import sys\nfrom tflint_perf.faces.cli import main\n"
         "main(['check', '--no-cache', '-j', '1', sys.argv[1]])\n"
-        "print(sorted(name for name in sys.modules if name.startswith('tflint_perf.harness.')))\n"
+        "print(sorted(name for name in sys.modules if name.startswith('tflint_perf.faces.harness.')))\n"
     )
     result = subprocess.run([sys.executable, "-c", script, str(project)], cwd=project.parent, env=env,
                             capture_output=True, text=True)

@@ -20,12 +20,12 @@ from typing import Dict, List
 import pytest
 
 from tests.conftest import FIXTURES, REPO, run_cli
-from tflint_perf import writer
-from tflint_perf.checker import Mode, process_bytes
-from tflint_perf.config import Settings
-from tflint_perf.engine import parse
-from tflint_perf.source import SourceFile
-from tflint_perf.writer import WriteError, write_atomically
+from tflint_perf.fixes import writer
+from tflint_perf.checking.checker import Mode, process_bytes
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.engine import parse
+from tflint_perf.text.source import SourceFile
+from tflint_perf.fixes.writer import WriteError, write_atomically
 
 FIXABLE = b"import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x)\nfor b in ds:\n    step(b)\n"
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)}
@@ -149,7 +149,7 @@ def test_a_file_saved_between_read_and_write_keeps_the_new_save(tmp_path):
     path.write_bytes(FIXABLE)
     saved = FIXABLE + b"# saved by the editor meanwhile\n"
     script = (
-        "import sys\nfrom pathlib import Path\nimport tflint_perf.checker as checker\nfrom tflint_perf import cli\n"
+        "import sys\nfrom pathlib import Path\nimport tflint_perf.checking.checker as checker\nfrom tflint_perf.faces import cli\n"
         "compute = checker.process_bytes\n"
         "def compute_then_save(data, name, path, *args, **kwargs):\n"
         "    result = compute(data, name, path, *args, **kwargs)\n"

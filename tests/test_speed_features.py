@@ -18,12 +18,12 @@ import pytest
 
 import tflint_perf
 from tests.conftest import FIXTURES, REPO, run_cli
-from tflint_perf import cache as cache_module
-from tflint_perf import engine, runner
+from tflint_perf.checking import cache as cache_module
+from tflint_perf.checking import engine, runner
 from tflint_perf.analysis.names import TRACKED_ROOTS
-from tflint_perf.cli import main
-from tflint_perf.config import Settings
-from tflint_perf.engine import check_text, may_have_findings
+from tflint_perf.faces.cli import main
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.engine import check_text, may_have_findings
 from tflint_perf.rules import all_rules
 
 SAFE_FIX = "import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nmodel.fit(ds)\n"

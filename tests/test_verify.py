@@ -20,9 +20,9 @@ from typing import List
 import pytest
 
 from tests.conftest import REPO
-from tflint_perf.harness.call_arguments import ArgumentError, Synthetic, parse_arguments
-from tflint_perf.harness.local_modules import FixedTree, Side, local_modules
-from tflint_perf.harness.verify import describe
+from tflint_perf.faces.harness.call_arguments import ArgumentError, Synthetic, parse_arguments
+from tflint_perf.faces.harness.local_modules import FixedTree, Side, local_modules
+from tflint_perf.faces.harness.verify import describe
 
 PREPROCESSING = '''\
 import tensorflow as tf

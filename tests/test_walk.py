@@ -17,9 +17,9 @@ import libcst as cst
 import pytest
 
 from tests.conftest import FIXTURES, REPO
-from tflint_perf.analysis import walk as walk_module
-from tflint_perf.analysis.module import _Collector
-from tflint_perf.analysis.walk import walk
+from tflint_perf.text import walk as walk_module
+from tflint_perf.analysis.model import _Collector
+from tflint_perf.text.walk import walk
 from tflint_perf.rules import all_rules
 
 UNUSUAL = '''

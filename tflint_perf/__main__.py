@@ -8,6 +8,6 @@ if sys.path and os.path.abspath(sys.path[0] or os.curdir) == os.getcwd():
     if os.path.dirname(os.path.dirname(os.path.abspath(__file__))) != os.getcwd():
         del sys.path[0]
 
-from tflint_perf.cli import main  # noqa: E402 - after the sys.path repair above
+from tflint_perf.faces.cli import main  # noqa: E402 - after the sys.path repair above
 
 sys.exit(main())

@@ -22,7 +22,7 @@ from typing import Iterator, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.module import CallSite, ModuleModel
+from tflint_perf.analysis.model import CallSite, ModuleModel
 
 GROWING_CALLS = frozenset({"tf.concat", "tf.stack"})
 LOOP_OPTIONS = "tf.autograph.experimental.set_loop_options"

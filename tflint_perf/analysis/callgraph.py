@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
 _MAX_DEPTH = 4

@@ -16,7 +16,7 @@ from typing import Dict, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_value
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
 _FLAG_DEFINERS = ("DEFINE_integer", "DEFINE_int")

@@ -15,7 +15,7 @@ from typing import Set
 import libcst as cst
 
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.walk import walk
+from tflint_perf.text.walk import walk
 
 _SWITCHES = {
     "autotune.enabled": {"inject_prefetch", "map_parallelization"},

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple
 from tflint_perf.analysis.names import dotted_text
 
 if TYPE_CHECKING:
-    from tflint_perf.analysis.module import ModuleModel
+    from tflint_perf.analysis.model import ModuleModel
 
 Version = Tuple[int, int]
 

@@ -12,7 +12,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
 

@@ -17,7 +17,7 @@ from typing import FrozenSet, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, ModuleModel
+from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.values import PYTHON, ValueKinds
 

@@ -20,7 +20,7 @@ from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.module import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
 from tflint_perf.analysis.values import PYTHON, ValueKinds
 
 HYPERPARAMETER_NAME = re.compile(

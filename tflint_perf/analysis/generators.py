@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, keyword_argument
-from tflint_perf.analysis.module import Binding, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel
 
 _ARRAY_METHODS = frozenset({"astype", "to_numpy", "reshape", "copy"})
 _OUT_OF_MEMORY = frozenset({"numpy.memmap", "numpy.lib.format.open_memmap"})

@@ -30,9 +30,9 @@ from typing import Callable as CallableType, Dict, FrozenSet, List, Optional, Tu
 import libcst as cst
 
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
-from tflint_perf.analysis.module import CallSite, ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.crossmodule import module_name
+from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders

@@ -20,7 +20,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import int_literal
-from tflint_perf.analysis.module import Binding, ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 MODEL_CLASSES = frozenset({"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential"})

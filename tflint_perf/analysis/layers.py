@@ -20,7 +20,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, int_literal, keyword_argument, keyword_value
-from tflint_perf.analysis.module import FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 # Layer name -> (parameter holding its width, position of that parameter).

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import int_literal
-from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
 

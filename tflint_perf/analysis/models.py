@@ -18,7 +18,7 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.module import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 MODEL_CONSTRUCTORS = frozenset(

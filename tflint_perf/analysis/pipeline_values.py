@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.module import ClassInfo, FunctionInfo
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo
 from tflint_perf.analysis.purpose import Purpose
 
 MAX_STATES = 32  # a value with more possible states than this becomes unknown

@@ -27,8 +27,8 @@ from tflint_perf.analysis.arguments import (
     keyword_value,
     string_keyword,
 )
-from tflint_perf.analysis.crossmodule import module_name
-from tflint_perf.analysis.module import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import module_name
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
 from tflint_perf.analysis.pipeline_values import (

@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.module import ModuleModel
+from tflint_perf.analysis.model import ModuleModel
 
 _POLICY_SETTERS = ("set_global_policy", "set_policy", "Policy", "set_dtype_policy", "DTypePolicy")
 _GRAPH_REWRITE = ("enable_mixed_precision_graph_rewrite",)

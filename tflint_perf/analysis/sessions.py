@@ -15,7 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.module import Binding, CallSite, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.purpose import Purpose
 
 SESSION_FACTORIES = frozenset(

@@ -23,7 +23,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal
 from tflint_perf.analysis.generators import declared_shapes
-from tflint_perf.analysis.module import CallSite, ModuleModel
+from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.pipeline_values import State
 
 SHAPE_KEEPING = frozenset({"prefetch", "repeat", "take", "skip", "shuffle", "cache", "with_options", "shard", "filter"})

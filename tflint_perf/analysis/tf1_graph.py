@@ -17,7 +17,7 @@ from typing import List, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.sessions import RunPurposes, run_fetches
 

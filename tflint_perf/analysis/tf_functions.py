@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 
 # Options that make a tf.function accept shapes it has not seen without tracing again.
 SHAPE_RELAXING = frozenset({"input_signature", "reduce_retracing", "experimental_relax_shapes"})

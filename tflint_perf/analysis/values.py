@@ -12,7 +12,7 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.module import Binding, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
 PYTHON = "python"
 TENSOR = "tensor"

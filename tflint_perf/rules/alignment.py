@@ -9,8 +9,8 @@ import libcst as cst
 
 from tflint_perf.analysis.constants import IntegerValue
 from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.module import CallSite
-from tflint_perf.diagnostics import UNSAFE, FixPlan, NodeEdit
+from tflint_perf.analysis.model import CallSite
+from tflint_perf.text.diagnostics import UNSAFE, FixPlan, NodeEdit
 from tflint_perf.rules.base import Option, RuleContext
 
 ALIGNMENT_OPTIONS = (

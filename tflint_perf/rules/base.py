@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf import versions
-from tflint_perf.diagnostics import Finding, FixPlan
-
-if TYPE_CHECKING:
-    from tflint_perf.analysis.module import ModuleModel
-    from tflint_perf.config import Settings
+from tflint_perf.project import versions
+from tflint_perf.text.diagnostics import Finding, FixPlan
 
 
 @dataclass(frozen=True)
@@ -101,7 +98,8 @@ def target_version_option(effect: str) -> Option:
 class RuleContext:
     """What a rule can ask about the file it is checking."""
 
-    def __init__(self, model: "ModuleModel", settings: "Settings", filename: str) -> None:
+    def __init__(self, model: AnalysedModule, settings: Any, filename: str) -> None:
+        # ``settings``: the checking layer's ``Settings`` (read here through ``option``).
         self.model = model
         self.settings = settings
         self.filename = filename

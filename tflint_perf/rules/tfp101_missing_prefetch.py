@@ -9,8 +9,8 @@ import libcst as cst
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.pipeline_values import State
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan
-from tflint_perf.fixes import append_op, autotune
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
+from tflint_perf.fixes.building import append_op, autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 

@@ -8,8 +8,8 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.pipeline_values import Op, State, maximal
-from tflint_perf.chain_edits import move_before
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan
+from tflint_perf.fixes.chain_edits import move_before
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 # Ops that may sit between the first random op and the cache without the move changing what is cached.

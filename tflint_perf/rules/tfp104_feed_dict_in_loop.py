@@ -10,11 +10,11 @@ import libcst as cst
 from tflint_perf.analysis.feeds import Feeds, Iteration
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import counts_epochs, short_literal_loop
-from tflint_perf.analysis.module import CallSite, LoopNode
+from tflint_perf.analysis.model import CallSite, LoopNode
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.sessions import RunPurposes, Sessions, run_fetches
-from tflint_perf.diagnostics import Finding
+from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _INITIALIZER = re.compile(r"init", re.IGNORECASE)

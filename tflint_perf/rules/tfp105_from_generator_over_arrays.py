@@ -9,7 +9,7 @@ import libcst as cst
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.generators import GeneratorSlices, in_memory_slices
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import numpy as np\nimport tensorflow as tf\n\n"

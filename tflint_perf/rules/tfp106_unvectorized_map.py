@@ -9,8 +9,8 @@ from tflint_perf.analysis.elementwise import EXACT, per_batch
 from tflint_perf.analysis.pipeline_values import Op, maximal
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.chain_edits import move_before
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan
+from tflint_perf.fixes.chain_edits import move_before
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _TF = "import tensorflow as tf\n\n"

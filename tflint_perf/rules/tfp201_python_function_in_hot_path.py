@@ -9,11 +9,11 @@ import libcst as cst
 
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
 from tflint_perf.analysis.hotpaths import HotContext, python_callback_decorator
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
-from tflint_perf.diagnostics import Finding
+from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 # TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.

@@ -7,11 +7,11 @@ from typing import Iterable, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.values import TENSOR, ValueKinds
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import code_in_block, tensorflow_api
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import code_in_block, tensorflow_api
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import tensorflow as tf\n"

@@ -10,10 +10,10 @@ from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
 from tflint_perf.analysis.models import KerasModels
-from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"

@@ -10,11 +10,11 @@ from tflint_perf.analysis.arguments import keyword_argument
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
 from tflint_perf.analysis.models import TfFunctions
-from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode
+from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.values import PYTHON, ValueKinds
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import tensorflow_api
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import tensorflow_api
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _STEP = (

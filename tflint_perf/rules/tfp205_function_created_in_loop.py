@@ -11,10 +11,10 @@ import libcst as cst
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
 from tflint_perf.analysis.models import KerasModels, TfFunctions
-from tflint_perf.analysis.module import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.values import literal_value
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _TF = "import tensorflow as tf\n\n"

@@ -9,10 +9,10 @@ import libcst as cst
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops
 from tflint_perf.analysis.models import TfFunctions
-from tflint_perf.analysis.module import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import tensorflow_api
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import tensorflow_api
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _UPDATES = frozenset({"apply_gradients", "minimize"})

@@ -7,12 +7,12 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.shapes import from_loop_target, loop_sized, varying_batches
 from tflint_perf.analysis.tf_functions import TfFunction, find_tf_functions
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import add_keyword_argument
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _TF = "import tensorflow as tf\n\n"

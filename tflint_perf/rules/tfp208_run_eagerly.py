@@ -10,8 +10,8 @@ from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.keras_origin import is_debug_guarded, module_trains
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan
-from tflint_perf.fixes import remove_argument, remove_statement
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
+from tflint_perf.fixes.building import remove_argument, remove_statement
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 EAGER_SWITCHES = frozenset({"tf.config.run_functions_eagerly", "tf.config.experimental_run_functions_eagerly"})

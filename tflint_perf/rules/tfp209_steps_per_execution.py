@@ -9,10 +9,10 @@ import libcst as cst
 from tflint_perf.analysis.arguments import has_star_args, int_literal, keyword_argument
 from tflint_perf.analysis.deprecations import written_for_tf1
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import UNSAFE, Finding, FixPlan
-from tflint_perf.fixes import add_keyword_argument
+from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
+from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _STEPS = 32  # what the fix passes: the catalog's measured setting

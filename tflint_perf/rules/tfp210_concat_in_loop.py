@@ -10,7 +10,7 @@ from tflint_perf.analysis.accumulation import GrowingTensor, growing_tensors
 from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.diagnostics import Finding
+from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import tensorflow as tf\n\n"

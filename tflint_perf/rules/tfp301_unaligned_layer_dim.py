@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from tflint_perf.diagnostics import Finding
+from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 

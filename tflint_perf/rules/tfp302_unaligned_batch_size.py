@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_value
-from tflint_perf.diagnostics import Finding
+from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.alignment import ALIGNMENT_OPTIONS, misaligned
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 

@@ -10,8 +10,8 @@ from tflint_perf.analysis.arguments import bool_literal, has_star_args
 from tflint_perf.analysis.deprecations import Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.diagnostics import SAFE, UNSAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import autotune
+from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import autotune
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 # Parameters of the experimental transformations, in order.

@@ -11,10 +11,10 @@ import libcst as cst
 from tflint_perf.analysis.arguments import has_star_args, keyword_argument
 from tflint_perf.analysis.deprecations import TABLE, Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
 from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.module import CallSite
+from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.diagnostics import SAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.fixes import code_in_block
+from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
+from tflint_perf.fixes.building import code_in_block
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _STANDALONE = {entry.old: replace(entry, since=(2, 6)) for entry in TABLE if entry.form == "method"}

@@ -1,0 +1,62 @@
+"""A module's model with its analyses, each built on first use: what rules and other modules query.
+
+The model (``analysis/model.py``) is the one traversal's records and knows none of the analyses; this
+class adds them, so an analysis can ask for another (``model.effects`` from the pipeline analysis)
+without the model importing any of them. The engine and the project's session build
+``AnalysedModule``s; every analysis receives one.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from tflint_perf.analysis.callgraph import CallGraph
+from tflint_perf.analysis.constants import ValueSources
+from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
+from tflint_perf.analysis.effects import EffectAnalysis
+from tflint_perf.analysis.hotpaths import HotPaths
+from tflint_perf.analysis.keras_origin import KerasOrigins
+from tflint_perf.analysis.layers import LayerAnalysis
+from tflint_perf.analysis.model import ModuleModel
+from tflint_perf.analysis.pipelines import PipelineAnalysis
+from tflint_perf.analysis.precision import Precision, PrecisionAnalysis
+
+
+class AnalysedModule(ModuleModel):
+    """A ``ModuleModel`` whose analyses are computed lazily, once each."""
+
+    @cached_property
+    def call_graph(self) -> CallGraph:
+        return CallGraph(self)
+
+    @cached_property
+    def hot_paths(self) -> HotPaths:
+        return HotPaths(self)
+
+    @cached_property
+    def layers(self) -> LayerAnalysis:
+        return LayerAnalysis(self)
+
+    @cached_property
+    def pipelines(self) -> PipelineAnalysis:
+        return PipelineAnalysis(self)
+
+    @cached_property
+    def keras_models(self) -> KerasOrigins:
+        return KerasOrigins(self)
+
+    @cached_property
+    def dataset_options(self) -> DatasetOptions:
+        return dataset_options(self.module)
+
+    @cached_property
+    def integer_values(self) -> ValueSources:
+        return ValueSources(self)
+
+    @cached_property
+    def precision(self) -> Precision:
+        return PrecisionAnalysis(self).precision
+
+    @cached_property
+    def effects(self) -> EffectAnalysis:
+        return EffectAnalysis(self)

@@ -1,0 +1,260 @@
+"""Settings from ``[tool.tflint-perf]`` in pyproject.toml and the command line, and rule selection."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+import dataclasses
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+import pathspec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from tflint_perf.rules import all_rules, rules_by_code
+from tflint_perf.rules.base import options_of
+from tflint_perf.project.versions import RELEASED_TENSORFLOW
+
+DEFAULT_EXCLUDES = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+    ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+    ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules", "site-packages",
+    "venv", ".tflint_perf_cache",
+)
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
+_TOML_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list"}
+
+
+class ConfigError(Exception):
+    """A bad configuration value or selector; the message names where it came from."""
+
+
+@dataclass
+class Settings:
+    select: Optional[List[str]] = None  # None: the rules that are on by default
+    extend_select: List[str] = field(default_factory=list)
+    ignore: List[str] = field(default_factory=list)
+    per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
+    exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    extend_exclude: List[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    target_version: Optional[Tuple[int, int]] = None  # the TensorFlow version the code runs on
+    # Where target_version came from: "configuration", "--target-version", or the dependency file it
+    # was inferred from (project_version.py); None when it is unknown.
+    target_version_source: Optional[str] = None
+    unsafe_fixes: bool = False
+    options: Dict[str, Any] = field(default_factory=dict)
+    root: Path = field(default_factory=Path.cwd)
+    config_file: Optional[Path] = None
+
+    def option(self, key: str) -> Any:
+        if key in self.options:
+            return self.options[key]
+        return options_of(all_rules())[key].default
+
+    def fingerprint(self) -> str:
+        """Everything that changes results, as text (for caches)."""
+        return repr((sorted(self.selected_codes()), sorted(self.per_file_ignores.items()),
+                     self.target_version, sorted(self.options.items())))
+
+    def selected_codes(self) -> Set[str]:
+        codes: Set[str] = (
+            {rule.code for rule in all_rules() if rule.default_enabled} if self.select is None else set()
+        )
+        for selector in list(self.select or []) + list(self.extend_select):
+            codes |= _selected_by(selector)
+        for selector in self.ignore:
+            codes -= _matching(selector)
+        return codes
+
+    def codes_for(self, relative_path: str) -> Set[str]:
+        codes = self.selected_codes()
+        for pattern, ignored in self.per_file_ignores.items():
+            if _glob(pattern).match_file(relative_path):
+                for selector in ignored:
+                    codes -= _matching(selector)
+        return codes
+
+    def excluded(self, relative_path: str) -> bool:
+        return _glob_list(tuple(self.exclude) + tuple(self.extend_exclude)).match_file(relative_path)
+
+    def validate(self, origin: str) -> None:
+        for selector in list(self.select or []) + self.extend_select + self.ignore + [
+            code for codes in self.per_file_ignores.values() for code in codes
+        ]:
+            if not _matching(selector):
+                raise ConfigError(f"{origin}: unknown rule selector `{selector}`{did_you_mean(selector)}")
+
+
+def did_you_mean(selector: str) -> str:
+    """`` (did you mean `TFP101`?)`` for a near miss among rule codes and names, else ""."""
+    upper = {word.upper(): word for rule in all_rules() for word in (rule.code, rule.name)}
+    close = difflib.get_close_matches(selector.strip().upper(), list(upper), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    return f" (did you mean `{upper[close[0]]}`?)"
+
+
+def _matching(selector: str) -> Set[str]:
+    selector = selector.strip()
+    if selector.upper() == "ALL":
+        return {rule.code for rule in all_rules()}
+    return {
+        rule.code
+        for rule in all_rules()
+        if (rule.code.startswith(selector.upper()) and selector[:1].isalpha()) or rule.name == selector
+    }
+
+
+def _selected_by(selector: str) -> Set[str]:
+    """What ``select`` / ``extend-select`` turn on: every matching rule, except that a rule off by
+    default (``Rule.default_enabled = False``) is turned on only when named exactly, by code or by
+    name; a prefix (``TFP2``, ``TFP``) or ``ALL`` leaves it off, as ruff does for preview rules with
+    ``explicit-preview-rules``."""
+    explicit = selector.strip()
+    return {
+        code
+        for code in _matching(selector)
+        if rules_by_code()[code].default_enabled or explicit.upper() == code or explicit == rules_by_code()[code].name
+    }
+
+
+_GLOB_CACHE: Dict[Tuple[str, ...], pathspec.PathSpec] = {}
+
+
+def _glob_list(patterns: Tuple[str, ...]) -> pathspec.PathSpec:
+    spec = _GLOB_CACHE.get(patterns)
+    if spec is None:
+        spec = _GLOB_CACHE[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
+    return spec
+
+
+def _glob(pattern: str) -> pathspec.PathSpec:
+    return _glob_list((pattern,))
+
+
+def find_config(start: Path) -> Optional[Path]:
+    """The nearest pyproject.toml, from ``start`` upwards, that has a [tool.tflint-perf] table."""
+    for directory in [start, *start.parents]:
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return candidate  # reported properly by load_config
+            if "tflint-perf" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
+    if path is None:
+        return Settings(root=root or Path.cwd())
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error.strerror or error}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    table = data.get("tool", {}).get("tflint-perf", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.tflint-perf] must be a table")
+    settings = Settings(root=path.parent.resolve(), config_file=path)
+    known_options = options_of(all_rules())
+    for key, value in table.items():
+        where = f"{path}: [tool.tflint-perf] {key}"
+        if key in _LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                raise ConfigError(f"{where}: expected a list of strings")
+            setattr(settings, key.replace("-", "_"), list(value))
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict) or not all(
+                isinstance(codes, list) and all(isinstance(code, str) for code in codes) for codes in value.values()
+            ):
+                raise ConfigError(f"{where}: expected a table of glob = [codes]")
+            settings.per_file_ignores = {str(glob): list(codes) for glob, codes in value.items()}
+        elif key == "target-version":
+            settings.target_version = parse_version(value, where)
+            settings.target_version_source = where
+        elif key in ("respect-gitignore", "unsafe-fixes"):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: expected true or false")
+            setattr(settings, key.replace("-", "_"), value)
+        elif key in known_options:
+            default = known_options[key].default
+            if type(value) is not type(default):
+                raise ConfigError(f"{where}: expected {_TOML_TYPES.get(type(default), type(default).__name__)}, got {value!r}")
+            settings.options[key] = value
+        else:
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.tflint-perf]")
+    settings.validate(str(path))
+    return settings
+
+
+def parse_version(value: Any, where: str) -> Tuple[int, int]:
+    """A released TensorFlow version, as (major, minor); a ConfigError naming ``where`` otherwise."""
+    if isinstance(value, float):  # TOML 2.10 is the number 2.1
+        raise ConfigError(f"{where}: write the TensorFlow version as a string, e.g. \"{value}\", got the number {value!r}")
+    match = _VERSION.match(value) if isinstance(value, str) else None
+    if match is None:
+        raise ConfigError(f"{where}: expected a TensorFlow version such as \"2.15\", got {value!r}")
+    version = int(match.group(1)), int(match.group(2))
+    if version not in RELEASED_TENSORFLOW:
+        raise ConfigError(
+            f"{where}: {value!r} is not a released TensorFlow version; valid values: {released_versions()}"
+        )
+    return version
+
+
+def released_versions() -> str:
+    return ", ".join(f"{major}.{minor}" for major, minor in RELEASED_TENSORFLOW)
+
+
+def with_cli_overrides(
+    settings: Settings,
+    select: Optional[Sequence[str]],
+    extend_select: Optional[Sequence[str]],
+    ignore: Optional[Sequence[str]],
+    exclude: Optional[Sequence[str]],
+    per_file_ignores: Optional[Iterable[str]] = None,
+) -> Settings:
+    """Command-line selection wins over the file: --select replaces, the others add."""
+    updated = replace(settings)
+    if select:
+        updated.select = list(select)
+        updated.extend_select = []
+    if extend_select:
+        updated.extend_select = updated.extend_select + list(extend_select)
+    if ignore:
+        updated.ignore = updated.ignore + list(ignore)
+    if exclude:
+        updated.extend_exclude = updated.extend_exclude + list(exclude)
+    if per_file_ignores:
+        merged = dict(updated.per_file_ignores)
+        for entry in per_file_ignores:
+            pattern, _, codes = entry.rpartition(":")
+            if not pattern:
+                raise ConfigError(f"--per-file-ignores: expected PATTERN:CODES, got `{entry}`")
+            merged[pattern] = merged.get(pattern, []) + [c for c in codes.split(",") if c]
+        updated.per_file_ignores = merged
+    updated.validate("command line")
+    return updated
+
+
+def with_project_version(settings: Settings, path: Path) -> Settings:
+    """``settings`` with the TensorFlow version the project of ``path`` depends on, when none is configured."""
+    if settings.target_version is not None:
+        return settings
+    from tflint_perf.project.tf_version import infer_tensorflow_version
+
+    inferred = infer_tensorflow_version(path.parent if path.suffix else path)
+    if inferred is None:
+        return settings
+    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=str(inferred.source))

@@ -1,0 +1,1 @@
+"""The project: the index of first-party modules and their imports, one run's (or workspace's) session of module models, the project's TensorFlow version. Imports analysis and text only; it is handed a parse function."""

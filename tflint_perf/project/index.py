@@ -1,0 +1,336 @@
+"""The project around a checked file: its first-party modules, who imports whom, and one check's view.
+
+Real training code is a package: ``data.py`` builds the pipeline that ``train.py`` fits on. The
+analysis of a module asks two things of its project, both through a ``Session`` (one check's view):
+
+- *down*: what an imported first-party name is (``from .data import make_dataset``, ``import
+  pkg.augment as aug``, ``from pkg import data``): the other module is parsed and modelled once per
+  session, and its own analysis (pipeline summaries, effects, hot paths), computed without knowing
+  its callers, is used exactly like a same-file helper's;
+- *up*: what the modules importing it do with its functions (a pipeline it returns is fitted, a
+  function it defines is mapped or called per step): their own analyses, with this module's
+  definitions resolved to the very objects the check of this module reports on, so a finding lands
+  where the fix goes.
+
+What is first-party: files under the project root (the nearest directory holding
+``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; else the directory the command was
+pointed at), found the way Python would for a script in the importing file's directory or for the
+root on ``sys.path`` (plus a ``src/`` layout). TensorFlow, Keras and the other names the alias
+table tracks are never first-party. Costs are bounded (docs/performance.md): at most
+``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text
+only, once a run), a run models each imported module once (shared by every check), a check reads at
+most ``MAX_IMPORTERS`` importers per question, and an import cycle ends in "unknown", which every
+rule treats as silence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+MAX_PROJECT_FILES = 5000
+MAX_PROJECT_DIRECTORIES = 20000
+MAX_MODULES = 512  # modules a run keeps modelled (least recently used forgotten first)
+MAX_IMPORTERS = 16  # importers of a module read for one question
+CYCLE_DEPTH = 3
+_SKIPPED_DIRECTORIES = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "__pycache__", "build", "dist", "node_modules",
+     "site-packages", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".tflint_perf_cache", ".ipynb_checkpoints"}
+)
+_NOT_FIRST_PARTY = frozenset(
+    {"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm", "os", "sys"}
+)
+# `import a.b as c`, `from ..a import (b, c as d)`: enough of the grammar to find edges, never to judge code.
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
+_SUFFIXES = (".py", ".ipynb")
+# Text without any of these cannot build, extend or iterate a tf.data pipeline.
+_PIPELINE_TEXT = re.compile(r"Dataset|tf\.data|tfds|dataset_from_directory|dataset_from_array")
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """One imported module (``level`` dots before it), with the names taken from it (empty for ``import m``)."""
+
+    module: str
+    level: int
+    names: Tuple[str, ...] = ()
+
+
+def project_root(path: Path, fallback: Optional[Path] = None) -> Path:
+    """The nearest ancestor of ``path`` that holds a project marker; ``fallback`` (or the file's own
+    directory) when none does."""
+    start = path if path.is_dir() else path.parent
+    found = _marked_ancestor(start)
+    return found if found is not None else (fallback if fallback is not None else start)
+
+
+@lru_cache(maxsize=4096)
+def _marked_ancestor(directory: Path) -> Optional[Path]:
+    if any(os.path.exists(os.path.join(directory, marker)) for marker in ROOT_MARKERS):
+        return directory
+    return None if directory.parent == directory else _marked_ancestor(directory.parent)
+
+
+def imports_in_text(text: str) -> List[ImportRef]:
+    """The import statements of a module's text (a notebook's code cells joined), read as text."""
+    found: List[ImportRef] = []
+    for dots, module, names in _FROM.findall(text):
+        taken = tuple(
+            part.split(" as ")[0].strip() for part in names.strip("()").replace("\n", " ").split(",")
+        )
+        found.append(ImportRef(module, len(dots), tuple(name for name in taken if name and name != "*")))
+    for clause in _IMPORT.findall(text):
+        for part in clause.split(","):
+            module = part.split(" as ")[0].strip()
+            if re.fullmatch(r"[\w.]+", module):
+                found.append(ImportRef(module, 0))
+    return found
+
+
+def notebook_code(text: str) -> str:
+    """A notebook's code cells joined, for the import scan only (IPython lines are harmless here)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return ""
+    parts = []
+    for cell in cells if isinstance(cells, list) else []:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            parts.append("".join(source) if isinstance(source, list) else str(source))
+    return "\n".join(parts)
+
+
+class Project:
+    """The first-party files under one root and the imports between them; shared by every check of a run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._files: Optional[List[Path]] = None
+        self._scans: Dict[Path, List[ImportRef]] = {}
+        self._importers: Optional[Dict[Path, List[Path]]] = None
+        self._pipeline_text: Dict[Path, bool] = {}
+        self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
+        self._reachable: Dict[Path, FrozenSet[Path]] = {}
+
+    # -- files and edges ------------------------------------------------------------------------
+    def files(self) -> List[Path]:
+        """Every Python file and notebook under the root (bounded: an empty list past MAX_PROJECT_FILES)."""
+        if self._files is None:
+            found: List[Path] = []
+            for visited, (current, directories, names) in enumerate(os.walk(self.root)):
+                directories[:] = sorted(
+                    d for d in directories if d not in _SKIPPED_DIRECTORIES and not d.startswith(".")
+                )
+                found.extend(Path(current) / name for name in sorted(names) if name.endswith(_SUFFIXES))
+                if len(found) > MAX_PROJECT_FILES or visited > MAX_PROJECT_DIRECTORIES:
+                    found = []  # too big to scan on every check: modules imported still resolve, importers do not
+                    break
+            self._files = found
+        return self._files
+
+    def imports_of(self, path: Path) -> List[ImportRef]:
+        """A file's imports, read once per run (a Project lives for one run; ``forget_index`` between runs)."""
+        known = self._scans.get(path)
+        if known is None:
+            text = read_text(path)
+            if path.suffix == ".ipynb":
+                text = notebook_code(text)
+            known = self._scans[path] = imports_in_text(text) if "import" in text else []
+        return known
+
+    def dependencies(self, path: Path) -> List[Path]:
+        """The first-party modules ``path`` imports, directly."""
+        refs = self.imports_of(path)
+        known = self._dependencies.get(path)
+        if known is not None and known[0] is refs:
+            return known[1]
+        found: Dict[Path, None] = {}
+        for ref in refs:
+            for name in ref.names or ("",):
+                target = self.resolve(path, ref.module, ref.level, name or None)
+                if target is not None and target[0] != path:
+                    found[target[0]] = None
+        self._dependencies[path] = (refs, list(found))
+        return self._dependencies[path][1]
+
+    def has_edges(self, path: Path) -> bool:
+        """The file imports a first-party module or is imported by one: worth reading as part of a project."""
+        path = _resolved(path)
+        return bool(self.dependencies(path) or self.importers_of(path))
+
+    def importers_of(self, path: Path) -> List[Path]:
+        """The project files that import ``path`` directly."""
+        if self._importers is None:
+            importers: Dict[Path, List[Path]] = {}
+            for file in self.files():
+                for target in self.dependencies(file):
+                    importers.setdefault(target, []).append(file)
+            self._importers = importers
+        return self._importers.get(_resolved(path), [])
+
+    def mentions_pipelines(self, path: Path) -> bool:
+        """A cheap test before modelling a module for its pipelines: does its text mention tf.data at all."""
+        known = self._pipeline_text.get(path)
+        if known is None:
+            known = self._pipeline_text[path] = _PIPELINE_TEXT.search(read_text(path)) is not None
+        return known
+
+    def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:
+        """The importers of ``path`` that take one of ``names`` from it, or the module itself (then its
+        text must mention ``.name``)."""
+        path = _resolved(path)
+        found = []
+        for importer in self.importers_of(path):
+            text = None
+            for ref in self.imports_of(importer):
+                for name in ref.names or ("",):
+                    target = self.resolve(importer, ref.module, ref.level, name or None)
+                    if target is None or target[0] != path:
+                        continue
+                    if target[1] is not None:
+                        hit = target[1] in names
+                    else:
+                        text = read_text(importer) if text is None else text
+                        hit = any(f".{name}" in text for name in names)
+                    if hit and importer not in found:
+                        found.append(importer)
+        return found
+
+    def reaches(self, start: Path, goal: Path) -> bool:
+        """``start`` imports ``goal`` within CYCLE_DEPTH hops (text-level edges)."""
+        reachable = self._reachable.get(start)
+        if reachable is None:
+            seen: Set[Path] = set()
+            frontier = [start]
+            for _ in range(CYCLE_DEPTH):
+                frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in seen]
+                seen.update(frontier)
+            reachable = self._reachable[start] = frozenset(seen)
+        return goal in reachable
+
+    def neighbourhood_digest(self, path: Path) -> str:
+        """A digest of the files whose content can change ``path``'s findings: the modules it imports,
+        two levels down (whose summaries it applies), and the modules importing it (whose loops, fits
+        and maps it is judged by). Part of the cache key, so changing a helper re-checks the modules
+        that use it, and only those."""
+        path = _resolved(path)
+        around: Set[Path] = set()
+        frontier = [path]
+        for _ in range(2):
+            frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in around]
+            around.update(frontier)
+        around.update(self.importers_of(path))
+        around.discard(path)
+        if not around:
+            return ""
+        digest = hashlib.blake2b(digest_size=16)
+        for file in sorted(around):
+            digest.update(str(file).encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(_file_digest(file) + b"\0")
+        return digest.hexdigest()
+
+    # -- names ------------------------------------------------------------------------------------
+    def resolve(self, importer: Path, module: str, level: int, name: Optional[str] = None
+                ) -> Optional[Tuple[Path, Optional[str]]]:
+        """Where ``from <level dots><module> import <name>`` (or ``import <module>``) leads: the module's
+        file and the name to look up in it (None when the import names a module itself)."""
+        if level == 0 and module.split(".")[0] in _NOT_FIRST_PARTY:
+            return None
+        if name is not None:
+            submodule = self._module_file(importer, f"{module}.{name}" if module else name, level)
+            if submodule is not None:
+                return submodule, None
+        if not module and level == 0:
+            return None
+        found = self._module_file(importer, module, level)
+        return (found, name) if found is not None else None
+
+    def _module_file(self, importer: Path, module: str, level: int) -> Optional[Path]:
+        return _module_file(self.root, _resolved(importer).parent, module, level)
+
+
+@lru_cache(maxsize=65536)
+def _resolved(path: Path) -> Path:
+    return path.resolve()
+
+
+@lru_cache(maxsize=65536)
+def _module_file(root: Path, directory: Path, module: str, level: int) -> Optional[Path]:
+    # Plain string paths: this runs for every import of every file, and pathlib's objects cost more
+    # than the file system calls.
+    if level:
+        base = str(directory)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        bases: Sequence[str] = (base,)
+    else:
+        bases = tuple(dict.fromkeys((str(directory), str(root), os.path.join(root, "src"))))
+    relative = os.path.join(*module.split(".")) if module else ""
+    inside = str(root) + os.sep
+    for base in bases:
+        candidate = os.path.join(base, relative) if relative else base
+        for file in (candidate + ".py" if module else None, os.path.join(candidate, "__init__.py")):
+            if file is not None and os.path.isfile(file):
+                resolved = os.path.realpath(file)
+                if resolved.startswith(inside):
+                    return Path(resolved)
+    return None
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+_DIGESTS: Dict[Path, Tuple[Tuple[int, int], bytes]] = {}
+
+
+def _file_digest(path: Path) -> bytes:
+    """The file's content digest, read again only when its size or modification time changed."""
+    try:
+        status = path.stat()
+        stamp = (status.st_mtime_ns, status.st_size)
+        known = _DIGESTS.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+    except OSError:
+        return b"missing"
+    _DIGESTS[path] = (stamp, digest)
+    return digest
+
+
+_PROJECTS: Dict[Path, Project] = {}
+
+
+def project_for(path: Path, fallback_root: Optional[Path] = None) -> Project:
+    """The run's shared Project for the file at ``path``."""
+    path = path.resolve()
+    fallback = fallback_root.resolve() if fallback_root is not None else None
+    if fallback is not None and fallback not in path.parents:
+        fallback = None  # a file outside the directory the command runs in: its own directory
+    root = project_root(path, fallback)
+    project = _PROJECTS.get(root)
+    if project is None:
+        project = _PROJECTS[root] = Project(root)
+    return project
+
+
+def forget_index() -> None:
+    """Drop every memoised project and path (files changed: a watch loop, a test)."""
+    _PROJECTS.clear()
+    _DIGESTS.clear()
+    _marked_ancestor.cache_clear()
+    _module_file.cache_clear()
+    _resolved.cache_clear()
