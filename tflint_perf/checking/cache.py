@@ -1,10 +1,16 @@
 """A results cache like ruff's: a file is not checked again while nothing that decides its result changed.
 
-An entry is one JSON file, named by a hash of everything that decides a file's result: its bytes,
-the tool (version, a digest of its own source, the LibCST version), the effective settings
-(``Settings.fingerprint()``), the name it is reported under and its path relative to the project
-root (per-file ignores match on it). A changed input is a different key, so a stale entry is never
-found; old entries are only ever left behind, and ``tflint-perf clean`` removes them.
+An entry is one JSON file, named by a hash of everything that decides a file's result: its content
+digest, the tool (version, a digest of its own sources' stat, the LibCST version), the effective
+settings (``Settings.fingerprint()``), the name it is reported under and its path relative to the
+project root (per-file ignores match on it). A changed input is a different key, so a stale entry is
+never found; old entries are only ever left behind, and ``tflint-perf clean`` removes them.
+
+Beside the entries, ``meta/`` holds what lets a warm run decide without reading any source or
+importing any rule: each project's manifest (``checking/manifest.py``: every file's stat, content
+digest and first-party import edges), the effective fingerprint of settings as written once they
+were validated, and the stat of the dependency files the TensorFlow version was read from. Each is
+keyed by the tool as well, written whole and ignored when it cannot be read back.
 
 The layout copies ruff's: ``.tflint_perf_cache/`` in the project root, with a ``CACHEDIR.TAG`` and a
 ``.gitignore`` of ``*``, entries under ``<version>/<2 hex>/<hash>.json``. Entries are written to a
@@ -20,20 +26,19 @@ import dataclasses
 import hashlib
 import json
 import os
-import shutil
+import re
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
 import tflint_perf
-from tflint_perf.checking.checker import FileResult
 from tflint_perf.checking.config import Settings
+from tflint_perf.checking.results import FileResult
 from tflint_perf.text.diagnostics import Diagnostic, Edit, Fix, Location
 
 DEFAULT_DIRECTORY = ".tflint_perf_cache"
-ENTRY_FORMAT = 1
+ENTRY_FORMAT = 2  # 2: keyed by the content digest rather than the bytes; meta/ documents
 # From https://bford.info/cachedir/: backup and archiving tools skip a directory holding this file.
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -61,20 +66,64 @@ def resolve_directory(root: Path, cli_value: Optional[str]) -> Path:
 
 
 class Cache:
-    """Results of plain checks, keyed by everything that decides them. Picklable, for worker processes."""
+    """Results of plain checks, keyed by everything that decides them. Picklable, for worker processes.
 
-    def __init__(self, directory: Path, settings: Settings) -> None:
+    ``fingerprint`` is the settings' effective fingerprint when it is already known
+    (``known_fingerprint``: remembered from a run that validated the same settings as written with this
+    build); otherwise it is computed here, which imports the rules, and remembered by ``flush``."""
+
+    def __init__(self, directory: Path, settings: Settings, fingerprint: Optional[str] = None) -> None:
         self.directory = directory
         self.namespace = directory / _safe_name(tflint_perf.__version__)
-        tool = [ENTRY_FORMAT, tflint_perf.__version__, code_digest(), _libcst_version(), sys.version_info[:2]]
-        self._context = hashlib.sha256(json.dumps([tool, settings.fingerprint()]).encode()).digest()
+        self.tool = _tool_digest()
+        self._remember: Optional[Settings] = None
+        if fingerprint is None:
+            fingerprint = settings.fingerprint()
+            self._remember = settings
+        self.fingerprint = fingerprint
+        self._context = hashlib.sha256(json.dumps([self.tool, fingerprint]).encode()).digest()
 
-    def key(self, data: bytes, name: str, relative_path: str, explicit: bool, context: str = "") -> str:
+    @staticmethod
+    def known_fingerprint(directory: Path, settings: Settings) -> Optional[str]:
+        """The effective fingerprint of ``settings`` when a run with this build validated the same
+        settings as written (they then need no validation, and no rule is imported); else None."""
+        namespace = directory / _safe_name(tflint_perf.__version__)
+        written = settings.written()
+        stored = _load_meta(namespace, _settings_name(_tool_digest(), written))
+        if stored is None or stored.get("written") != written or not isinstance(stored.get("fingerprint"), str):
+            return None
+        return stored["fingerprint"]
+
+    def key(self, content: bytes, name: str, relative_path: str, explicit: bool, context: str = "") -> str:
+        """The entry's key; ``content`` is the digest of the file's bytes (``manifest.content_digest``)."""
         digest = hashlib.sha256(self._context)
         digest.update(json.dumps([name, relative_path, explicit, context]).encode())
         digest.update(b"\0")
-        digest.update(data)
+        digest.update(content)
         return digest.hexdigest()
+
+    # -- what a warm run decides by, beside the entries ----------------------------------------
+    def load_meta(self, name: str) -> Optional[dict]:
+        """A ``meta/`` document of this build (a project's manifest, the versions' stamps), or None."""
+        return _load_meta(self.namespace, f"{name}-{self.tool[:16]}")
+
+    def save_meta(self, name: str, document: dict) -> None:
+        """Store a ``meta/`` document whole (best effort: a cache that cannot be written only costs time)."""
+        self.prepare()
+        _save_meta(self.namespace, f"{name}-{self.tool[:16]}", document)
+
+    def flush(self) -> None:
+        """Remember this run's effective fingerprint under its settings as written, once they are valid."""
+        settings, self._remember = self._remember, None
+        if settings is None:
+            return
+        try:
+            settings.validate("settings")  # a caller may not have: only valid settings are remembered
+        except Exception:  # noqa: BLE001 - a ConfigError: nothing to remember
+            return
+        written = settings.written()
+        self.prepare()
+        _save_meta(self.namespace, _settings_name(self.tool, written), {"written": written, "fingerprint": self.fingerprint})
 
     def _entry(self, key: str) -> Path:
         return self.namespace / key[:2] / f"{key[2:]}.json"
@@ -124,30 +173,94 @@ def clean(directory: Path) -> bool:
     is_cache = (directory / "CACHEDIR.TAG").is_file() and "tflint-perf" in _read(directory / "CACHEDIR.TAG")
     if not directory.is_dir() or not (is_cache or not any(directory.iterdir())):
         raise CacheError(f"{directory}: not a tflint-perf cache directory (no CACHEDIR.TAG); not removed")
+    import shutil
+
     shutil.rmtree(directory)
     return True
 
 
 @lru_cache(maxsize=None)
 def code_digest() -> str:
-    """A digest of tflint-perf's own source, so a changed rule invalidates entries even without a release."""
-    package = Path(tflint_perf.__file__).parent
+    """A digest of tflint-perf's own sources by their names, sizes and modification times, so that a
+    changed rule invalidates entries even without a release, without reading a source (hashing their
+    content cost every warm run more than stat-ing a whole project)."""
+    package = os.path.dirname(os.path.abspath(tflint_perf.__file__))
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-        try:
-            digest.update(path.read_bytes())
-        except OSError:
-            digest.update(b"unreadable")
+    for relative, size, modified in sorted(_sources(package, "")):
+        digest.update(f"{relative}\0{size}\0{modified}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
-def _libcst_version() -> str:
+def _sources(directory: str, prefix: str):
     try:
-        from libcst._version import __version__
-    except ImportError:  # pragma: no cover - an unusual LibCST build
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.endswith(".py") and entry.is_file():
+                status = entry.stat()
+                yield prefix + entry.name, status.st_size, status.st_mtime_ns
+            elif entry.name != "__pycache__" and entry.is_dir():
+                yield from _sources(entry.path, f"{prefix}{entry.name}/")
+        except OSError:
+            yield prefix + entry.name, -1, -1
+
+
+@lru_cache(maxsize=None)
+def _libcst_version() -> str:
+    """LibCST's version, read without importing LibCST (its import alone costs more than a warm run)."""
+    loaded = sys.modules.get("libcst._version")
+    if loaded is not None:
+        return str(getattr(loaded, "__version__", "unknown"))
+    for entry in sys.path:  # where a plain installation is: what find_spec would find first, at less cost
+        candidate = os.path.join(entry or os.curdir, "libcst", "_version.py")
+        if os.path.isfile(os.path.join(entry or os.curdir, "libcst", "__init__.py")):
+            try:
+                with open(candidate, encoding="utf-8") as handle:
+                    found = _VERSION_ASSIGNMENT.search(handle.read())
+            except (OSError, ValueError):
+                break
+            if found:
+                return found.group(1)
+            break
+    try:  # pragma: no cover - a LibCST build without _version.py
+        from importlib.metadata import version
+
+        return version("libcst")
+    except Exception:  # noqa: BLE001
         return "unknown"
-    return __version__
+
+
+_VERSION_ASSIGNMENT = re.compile(r"""^__version__\s*=\s*(?:version\s*=\s*)?['"]([^'"]+)['"]""", re.M)
+
+
+def _tool_digest() -> str:
+    """The build that decides results: entries and meta documents are keyed by it."""
+    tool = [ENTRY_FORMAT, tflint_perf.__version__, code_digest(), _libcst_version(), list(sys.version_info[:2])]
+    return hashlib.sha256(json.dumps(tool).encode()).hexdigest()
+
+
+def _settings_name(tool: str, written: str) -> str:
+    return "settings-" + hashlib.sha256(f"{tool}\0{written}".encode("utf-8", "surrogateescape")).hexdigest()[:40]
+
+
+def _load_meta(namespace: Path, name: str) -> Optional[dict]:
+    try:
+        with open(namespace / "meta" / name, "rb") as handle:
+            document = json.loads(handle.read())
+    except Exception:  # noqa: BLE001 - missing, partial or corrupt: decided afresh
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _save_meta(namespace: Path, name: str, document: dict) -> None:
+    try:
+        payload = json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogateescape")
+        (namespace / "meta").mkdir(parents=True, exist_ok=True)
+        _write_atomically(namespace / "meta" / name, payload)
+    except (OSError, TypeError, ValueError, UnicodeEncodeError):
+        pass
 
 
 def _safe_name(version: str) -> str:
@@ -162,6 +275,8 @@ def _read(path: Path) -> str:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    import tempfile  # only when writing: a warm run writes nothing
+
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(descriptor, "wb") as handle:

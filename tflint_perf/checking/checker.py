@@ -7,11 +7,12 @@ process or be served from a cache without the command line noticing.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional, Set, Tuple
 
 from tflint_perf.checking.config import Settings
+from tflint_perf.checking.results import FileResult, Mode  # noqa: F401 - defined apart: the cache reads them without LibCST
 from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, IO_ERROR, SYNTAX_ERROR, Diagnostic, Location, input_error
 from tflint_perf.checking.discovery import relative_to_root
 from tflint_perf.checking.engine import InternalError, ParseError, check_text, parse
@@ -21,36 +22,6 @@ from tflint_perf.text.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError, 
 from tflint_perf.text.prefilter import may_have_findings
 from tflint_perf.text.source import SourceError, SourceFile
 from tflint_perf.fixes.writer import WriteError, write_atomically
-
-
-@dataclass(frozen=True)
-class Mode:
-    fix: bool = False  # apply fixes
-    diff: bool = False  # compute fixes, write nothing
-    unsafe: bool = False  # include unsafe fixes
-
-    @property
-    def fixing(self) -> bool:
-        return self.fix or self.diff
-
-
-@dataclass
-class FileResult:
-    name: str
-    # Findings, with a file that cannot be read or parsed among them (TFP001, TFP002).
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    fixed: List[Diagnostic] = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)  # a fix that cannot be written: reported, exit 1
-    internal_errors: List[str] = field(default_factory=list)  # ours: reported, exit 2
-    notes: List[str] = field(default_factory=list)
-    diff: Optional[str] = None
-    text: Optional[str] = None  # the checked text, for snippets in the output
-    fixed_text: Optional[str] = None  # set when fixes changed the text
-
-    @property
-    def input_errors(self) -> List[Diagnostic]:
-        """The findings that say the file (or a notebook cell) could not be read or parsed."""
-        return [d for d in self.diagnostics if d.code in INPUT_ERROR_CODES]
 
 
 def unreadable(name: str, path: Path, settings: Settings, message: str) -> FileResult:

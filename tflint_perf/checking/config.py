@@ -1,4 +1,9 @@
-"""Settings from ``[tool.tflint-perf]`` in pyproject.toml and the command line, and rule selection."""
+"""Settings from ``[tool.tflint-perf]`` in pyproject.toml and the command line, and rule selection.
+
+The rules (and with them LibCST) are imported only when a question needs them: which codes a
+selector selects, a rule option's default, whether a key or selector exists. A warm run whose
+settings were validated before (the results cache remembers them, ``Settings.written``) asks none.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,16 @@ import sys
 import dataclasses
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-from tflint_perf.rules import all_rules, rules_by_code
-from tflint_perf.rules.base import options_of
 from tflint_perf.project.versions import RELEASED_TENSORFLOW
 
 DEFAULT_EXCLUDES = (
@@ -30,6 +34,26 @@ DEFAULT_EXCLUDES = (
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
 _TOML_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string", list: "a list"}
+
+
+def all_rules():
+    """Every rule class (imported on first use: importing the rules imports LibCST)."""
+    from tflint_perf.rules import all_rules as rules
+
+    return rules()
+
+
+def rules_by_code():
+    from tflint_perf.rules import rules_by_code as by_code
+
+    return by_code()
+
+
+def rule_options():
+    """Every rule option by key."""
+    from tflint_perf.rules.base import options_of
+
+    return options_of(all_rules())
 
 
 class ConfigError(Exception):
@@ -57,12 +81,18 @@ class Settings:
     def option(self, key: str) -> Any:
         if key in self.options:
             return self.options[key]
-        return options_of(all_rules())[key].default
+        return rule_options()[key].default
 
     def fingerprint(self) -> str:
         """Everything that changes results, as text (for caches)."""
         return repr((sorted(self.selected_codes()), sorted(self.per_file_ignores.items()),
                      self.target_version, sorted(self.options.items())))
+
+    def written(self) -> str:
+        """The settings that decide results as they were written (selectors, options, target version),
+        before any rule is consulted: what the results cache remembers a validated fingerprint by."""
+        return repr((self.select, self.extend_select, self.ignore, sorted(self.per_file_ignores.items()),
+                     self.target_version, sorted(self.options.items(), key=lambda item: item[0])))
 
     def selected_codes(self) -> Set[str]:
         codes: Set[str] = (
@@ -83,7 +113,11 @@ class Settings:
         return codes
 
     def excluded(self, relative_path: str) -> bool:
-        return _glob_list(tuple(self.exclude) + tuple(self.extend_exclude)).match_file(relative_path)
+        return self.exclusions().match_file(relative_path)
+
+    def exclusions(self) -> "Exclusions":
+        """The exclude patterns, compiled once per process."""
+        return _exclusions(tuple(self.exclude) + tuple(self.extend_exclude))
 
     def validate(self, origin: str) -> None:
         for selector in list(self.select or []) + self.extend_select + self.ignore + [
@@ -126,14 +160,49 @@ def _selected_by(selector: str) -> Set[str]:
     }
 
 
-_GLOB_CACHE: Dict[Tuple[str, ...], pathspec.PathSpec] = {}
+_GLOB_CACHE: Dict[Tuple[str, ...], "pathspec.PathSpec"] = {}
+# A pattern that is a plain name (no slash, wildcard, negation, escape or comment) matches, with
+# gitignore's rules, exactly the paths one of whose components is that name: most excludes are such
+# names (DEFAULT_EXCLUDES all are), and a set lookup per component is what discovery can afford per entry.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_+-][A-Za-z0-9._+-]*|\.[A-Za-z0-9_+-][A-Za-z0-9._+-]*")
 
 
 def _glob_list(patterns: Tuple[str, ...]) -> pathspec.PathSpec:
     spec = _GLOB_CACHE.get(patterns)
     if spec is None:
+        import pathspec  # only for patterns that are not plain names (a warm run with the defaults has none)
+
         spec = _GLOB_CACHE[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
     return spec
+
+
+class Exclusions:
+    """``GitIgnoreSpec.from_lines(patterns).match_file``, with the plain names matched as a set of
+    path components (the same answers: tests/test_warm_path.py compares them)."""
+
+    def __init__(self, patterns: Tuple[str, ...]) -> None:
+        # A negated pattern makes order matter: then every pattern goes through pathspec, in order.
+        negated = any(p.strip().startswith("!") for p in patterns)
+        self.names = frozenset() if negated else frozenset(p for p in patterns if _PLAIN_NAME.fullmatch(p))
+        rest = tuple(p for p in patterns if p not in self.names)
+        self._rest = _glob_list(rest) if rest else None
+        self.needs_path = self._rest is not None  # a pattern to match against the whole path
+
+    def match_file(self, relative_path: str) -> bool:
+        names = self.names
+        if names and any(part in names for part in relative_path.split("/")):
+            return True
+        return self._rest is not None and self._rest.match_file(relative_path)
+
+
+_EXCLUSIONS: Dict[Tuple[str, ...], Exclusions] = {}
+
+
+def _exclusions(patterns: Tuple[str, ...]) -> Exclusions:
+    known = _EXCLUSIONS.get(patterns)
+    if known is None:
+        known = _EXCLUSIONS[patterns] = Exclusions(patterns)
+    return known
 
 
 def _glob(pattern: str) -> pathspec.PathSpec:
@@ -154,7 +223,10 @@ def find_config(start: Path) -> Optional[Path]:
     return None
 
 
-def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
+def load_config(path: Optional[Path], root: Optional[Path] = None, validate: bool = True) -> Settings:
+    """The settings of a configuration file. ``validate=False`` takes the keys that are not built in for
+    rule options and checks no selector, which needs no rule: only for a file whose settings were
+    validated before (``Settings.written``); any error is then raised as the validating load raises it."""
     if path is None:
         return Settings(root=root or Path.cwd())
     try:
@@ -167,7 +239,7 @@ def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.tflint-perf] must be a table")
     settings = Settings(root=path.parent.resolve(), config_file=path)
-    known_options = options_of(all_rules())
+    known_options = None
     for key, value in table.items():
         where = f"{path}: [tool.tflint-perf] {key}"
         if key in _LIST_KEYS:
@@ -187,14 +259,18 @@ def load_config(path: Optional[Path], root: Optional[Path] = None) -> Settings:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: expected true or false")
             setattr(settings, key.replace("-", "_"), value)
-        elif key in known_options:
+        elif not validate:
+            settings.options[key] = value  # a rule option: checked when these settings were validated
+        else:
+            known_options = rule_options() if known_options is None else known_options
+            if key not in known_options:
+                raise ConfigError(f"{path}: unknown key `{key}` in [tool.tflint-perf]")
             default = known_options[key].default
             if type(value) is not type(default):
                 raise ConfigError(f"{where}: expected {_TOML_TYPES.get(type(default), type(default).__name__)}, got {value!r}")
             settings.options[key] = value
-        else:
-            raise ConfigError(f"{path}: unknown key `{key}` in [tool.tflint-perf]")
-    settings.validate(str(path))
+    if validate:
+        settings.validate(str(path))
     return settings
 
 
@@ -224,6 +300,7 @@ def with_cli_overrides(
     ignore: Optional[Sequence[str]],
     exclude: Optional[Sequence[str]],
     per_file_ignores: Optional[Iterable[str]] = None,
+    validate: bool = True,
 ) -> Settings:
     """Command-line selection wins over the file: --select replaces, the others add."""
     updated = replace(settings)
@@ -244,7 +321,8 @@ def with_cli_overrides(
                 raise ConfigError(f"--per-file-ignores: expected PATTERN:CODES, got `{entry}`")
             merged[pattern] = merged.get(pattern, []) + [c for c in codes.split(",") if c]
         updated.per_file_ignores = merged
-    updated.validate("command line")
+    if validate:
+        updated.validate("command line")
     return updated
 
 

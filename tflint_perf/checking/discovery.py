@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 from tflint_perf.checking.config import Settings
 
@@ -35,20 +36,53 @@ def is_excluded(path: Path, settings: Settings, is_dir: bool = False, resolved: 
 
 
 def iter_source_files(directory: Path, settings: Settings) -> Iterator[Path]:
-    for current, dirnames, filenames in os.walk(directory):
-        base = Path(current)
-        real_base = real_path(base)  # once per directory; a child's real path follows unless it is a link
-        dirnames[:] = sorted(
-            d for d in dirnames if not is_excluded(base / d, settings, True, _real_child(base, real_base, d))
+    for path, _ in iter_source_files_resolved(directory, settings):
+        yield path
+
+
+def iter_source_files_resolved(directory: Path, settings: Settings) -> Iterator[Tuple[Path, Optional[str]]]:
+    """Each file to check under ``directory`` with its real path (what ``real_path`` gives; None for a
+    link, whose directory's real path is not its target's), so that nothing after discovery resolves
+    it again. Each directory is resolved once; an entry's real path follows from it unless it is a
+    link. Paths are strings here: this runs for every entry of the tree, and pathlib's objects cost
+    more than the checks themselves (excludes that are plain names are a set lookup per component)."""
+    root = str(settings.root)
+    root_prefix = root if root.endswith(os.sep) else root + os.sep
+    exclusions = settings.exclusions()
+    names = exclusions.names
+    patterns = exclusions.needs_path
+
+    def excluded(base: str, real_base: str, ignores: bool, name: str, is_dir: bool) -> Tuple[bool, Optional[str]]:
+        """``is_excluded(base / name, settings, is_dir, real)``, and the entry's real path (None for a link)."""
+        link = os.path.islink(os.path.join(base, name))
+        real = str(real_path(Path(base) / name)) if link else os.path.join(real_base, name)
+        mark = "/" if is_dir else ""
+        if real.startswith(root_prefix) and os.sep == "/":
+            relative = real[len(root_prefix):]
+        else:
+            relative = relative_to_root(Path(base) / name, settings, Path(real))
+        skip = bool(
+            name in names or (names and any(part in names for part in relative.split("/")))
+            or (patterns and (exclusions.match_file(name + mark) or exclusions.match_file(relative + mark)))
+            or (settings.respect_gitignore and (link or ignores) and _gitignored(Path(real), is_dir))
         )
+        return skip, None if link else real
+
+    for current, dirnames, filenames in os.walk(directory):
+        real_base = str(real_path(Path(current)))  # once per directory
+        ignores = settings.respect_gitignore and bool(_gitignores_above(Path(real_base)))
+        dirnames[:] = sorted(d for d in dirnames if not excluded(current, real_base, ignores, d, True)[0])
         for name in sorted(filenames):
-            path = base / name
-            if path.suffix in SUFFIXES and not is_excluded(path, settings, False, _real_child(base, real_base, name)):
-                yield path
+            if _suffix(name) in SUFFIXES:
+                skip, real = excluded(current, real_base, ignores, name, False)
+                if not skip:
+                    yield Path(current, name), real
 
 
-def _real_child(base: Path, real_base: Path, name: str) -> Path:
-    return real_path(base / name) if os.path.islink(os.path.join(base, name)) else real_base / name
+def _suffix(name: str) -> str:
+    """``Path(name).suffix``."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def real_path(path: Path) -> Path:
@@ -84,4 +118,6 @@ def _gitignore_spec(directory: Path) -> Optional[pathspec.PathSpec]:
         lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec  # only where a .gitignore exists
+
     return pathspec.GitIgnoreSpec.from_lines(lines)

@@ -1,4 +1,9 @@
-"""The ``tflint-perf`` command line, with ruff's contract: 0 clean, 1 findings, 2 usage or internal error."""
+"""The ``tflint-perf`` command line, with ruff's contract: 0 clean, 1 findings, 2 usage or internal error.
+
+A warm ``check`` (every result cached) imports neither the engine nor the rules, and so not LibCST:
+what needs them (checking a file, a rule's metadata, validating settings not seen before, the verbs)
+imports them where it is used.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,9 @@ import argparse
 import json
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
 from tflint_perf.checking.config import (
@@ -24,15 +28,12 @@ from tflint_perf.checking.config import (
 )
 from tflint_perf.checking.cache import Cache, CacheError, clean, env_flag
 from tflint_perf.checking.cache import resolve_directory as resolve_cache_directory
-from tflint_perf.checking.checker import FileResult, Mode, process_bytes, unreadable
+from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.text.diagnostics import Diagnostic
-from tflint_perf.checking.discovery import is_excluded, iter_source_files
-from tflint_perf.faces.output import FORMATS, HUMAN, WRITERS, plural, set_colour, summary_lines
-from tflint_perf.rules import all_rules, find_rule
-from tflint_perf.rules.base import options_of
+from tflint_perf.checking.discovery import is_excluded, iter_source_files_resolved
+from tflint_perf.faces.output import FORMATS, HUMAN, WRITERS, colour_enabled, plural, set_colour, summary_lines
 from tflint_perf.text.source import SourceError, SourceFile
 from tflint_perf.checking.runner import Job, check_files, default_jobs
-from tflint_perf.faces import verbs
 
 COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
 
@@ -122,12 +123,19 @@ def add_verb_arguments(check: argparse.ArgumentParser) -> None:
 
 def run_verbs(args: argparse.Namespace, settings: Settings) -> Optional[int]:
     """The exit code of a verb that replaces checking (--show-files, --add-noqa), else None."""
-    if args.statistics and args.output_format not in verbs.STATISTICS_FORMATS:
-        raise ConfigError(f"--statistics: unsupported output format `{args.output_format}` "
-                          f"(use {', '.join(verbs.STATISTICS_FORMATS)})")
+    if args.statistics:
+        from tflint_perf.faces import verbs  # the verbs import the engine: only when one is asked for
+
+        if args.output_format not in verbs.STATISTICS_FORMATS:
+            raise ConfigError(f"--statistics: unsupported output format `{args.output_format}` "
+                              f"(use {', '.join(verbs.STATISTICS_FORMATS)})")
     if args.show_files:
+        from tflint_perf.faces import verbs
+
         return verbs.show_files(gather(args.paths or ["."], settings, args.force_exclude))
     if args.add_noqa:
+        from tflint_perf.faces import verbs
+
         return verbs.add_noqa(gather(args.paths or ["."], settings, args.force_exclude), settings, display_name)
     return None
 
@@ -149,6 +157,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as error:  # noqa: BLE001 - a bug of ours: exit 2 with a report, not exit 1 with a bare traceback
+        import traceback
+
         traceback.print_exc()
         print(f"tflint-perf: internal error: {type(error).__name__}: {error} (please report this)", file=sys.stderr)
         return 2
@@ -156,6 +166,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 # -- rule ------------------------------------------------------------------------------------------
 def run_rule(args: argparse.Namespace) -> int:
+    from tflint_perf.rules import all_rules, find_rule
+
     if args.all:
         rules = all_rules()
     elif args.code:
@@ -221,17 +233,20 @@ class Run:
         return Mode(fix=self.args.fix or self.args.fix_only, diff=self.args.diff, unsafe=self.unsafe)
 
 
-def load_settings(args: argparse.Namespace) -> Settings:
+def load_settings(args: argparse.Namespace, validate: bool = True) -> Settings:
+    """The run's settings. ``validate=False`` checks nothing that needs the rules (selectors, rule
+    options): only for settings known to be valid (``settings_for_run``)."""
     if args.isolated:
         settings = Settings()
     elif args.config:
         path = Path(args.config)
         if not path.is_file():
             raise ConfigError(f"{args.config}: configuration file not found")
-        settings = load_config(path)
+        settings = load_config(path, validate=validate)
     else:
-        settings = load_config(find_config(Path.cwd()))
-    settings = with_cli_overrides(settings, args.select, args.extend_select, args.ignore, args.exclude, args.per_file_ignores)
+        settings = load_config(find_config(Path.cwd()), validate=validate)
+    settings = with_cli_overrides(settings, args.select, args.extend_select, args.ignore, args.exclude,
+                                  args.per_file_ignores, validate=validate)
     if args.target_version:
         settings.target_version = parse_version(args.target_version, "--target-version")
         settings.target_version_source = "--target-version"
@@ -240,27 +255,56 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
 def gather(paths: Sequence[str], settings: Settings, force_exclude: bool) -> List[Tuple[str, Optional[Path], bool]]:
     """(raw argument, file, explicit) for every file to check; file is None for a missing path."""
-    files: List[Tuple[str, Optional[Path], bool]] = []
+    return [(raw, path, explicit) for raw, path, explicit, _ in gather_resolved(paths, settings, force_exclude)]
+
+
+def gather_resolved(paths: Sequence[str], settings: Settings, force_exclude: bool
+                    ) -> List[Tuple[str, Optional[Path], bool, Optional[str]]]:
+    """As ``gather``, with the real path of each file found in a directory (discovery resolved it)."""
+    files: List[Tuple[str, Optional[Path], bool, Optional[str]]] = []
     for raw in paths:
         if raw == "-":
-            files.append((raw, None, True))
+            files.append((raw, None, True, None))
             continue
         path = Path(raw)
         if path.is_dir():
-            files.extend((raw, file, False) for file in iter_source_files(path, settings))
+            files.extend((raw, file, False, real) for file, real in iter_source_files_resolved(path, settings))
         elif path.exists() or path.is_symlink():
             if not (force_exclude and is_excluded(path, settings)):
-                files.append((raw, path, True))
+                files.append((raw, path, True, None))
         else:
-            files.append((raw, None, False))
+            files.append((raw, None, False, None))
     return files
+
+
+def settings_for_run(args: argparse.Namespace, cache_directory: Optional[Callable[[Settings], Optional[Path]]]
+                     ) -> Tuple[Settings, Optional[str]]:
+    """The run's settings, and their effective fingerprint when the results cache remembers these
+    settings as written from a run that validated them: they are then taken without asking any rule
+    (a warm run imports none). Otherwise, or on any error, they are loaded and validated in full, so
+    that every error is the one the validating load reports."""
+    if cache_directory is not None:
+        try:
+            quick = load_settings(args, validate=False)
+        except ConfigError:
+            quick = None
+        directory = cache_directory(quick) if quick is not None else None
+        if quick is not None and directory is not None:
+            fingerprint = Cache.known_fingerprint(directory, quick)
+            if fingerprint is not None:
+                return quick, fingerprint
+    return load_settings(args), None
 
 
 def run_check(args: argparse.Namespace) -> int:
     if args.watch:
+        from tflint_perf.faces import verbs
+
         return verbs.watch(args, run_check)
+    use_cache = not (args.no_cache or env_flag("TFLINT_PERF_NO_CACHE"))
     try:
-        settings = load_settings(args)
+        settings, fingerprint = settings_for_run(
+            args, (lambda quick: resolve_cache_directory(quick.root, args.cache_dir)) if use_cache else None)
         verb = run_verbs(args, settings)
     except ConfigError as problem:
         print(f"tflint-perf: error: {problem}", file=sys.stderr)
@@ -270,25 +314,30 @@ def run_check(args: argparse.Namespace) -> int:
     if args.show_settings:
         return show_settings(settings, args.paths or ["."])
     run = Run(settings, args)
-    gathered = gather(args.paths or ["."], settings, args.force_exclude)
-    jobs = [Job(path, display_name(path), explicit) for raw, path, explicit in gathered if raw != "-" and path is not None]
-    use_cache = not (args.no_cache or env_flag("TFLINT_PERF_NO_CACHE"))
-    cache = Cache(resolve_cache_directory(settings.root, args.cache_dir), settings) if use_cache else None
+    gathered = gather_resolved(args.paths or ["."], settings, args.force_exclude)
+    jobs = [Job(path, display_name(path), explicit, real) for raw, path, explicit, real in gathered
+            if raw != "-" and path is not None]
+    cache = Cache(resolve_cache_directory(settings.root, args.cache_dir), settings, fingerprint) if use_cache else None
     checked = iter(check_files(jobs, settings, run.mode, cache, args.jobs or default_jobs()))
-    for raw, path, explicit in gathered:  # results in the order the files were gathered, whatever --jobs
+    for raw, path, explicit, _ in gathered:  # results in the order the files were gathered, whatever --jobs
         if raw == "-":
             check_stdin(run)
         elif path is None:  # like ruff: a TFP001 finding (a line on stderr when TFP001 is not selected)
+            from tflint_perf.checking.checker import unreadable
+
             missing = unreadable(raw, Path(raw), settings, "no such file or directory")
             run.results.append(missing) if missing.diagnostics else run.missing.append(raw)
         else:
             run.results.append(next(checked))
-    set_colour(not args.output_file and verbs.colour_enabled(sys.stderr if run.stdout_source is not None else sys.stdout))
+    set_colour(not args.output_file and colour_enabled(sys.stderr if run.stdout_source is not None else sys.stdout))
     return report(run)
 
 
 def show_settings(settings: Settings, paths: Sequence[str]) -> int:
     """Like ruff's --show-settings: the resolved settings, per path since the TensorFlow version is per project."""
+    from tflint_perf.rules import all_rules
+    from tflint_perf.rules.base import options_of
+
     print(f"config file: {settings.config_file or '(none)'}")
     print(f"root: {settings.root}")
     print(f"selected rules: {', '.join(sorted(settings.selected_codes()))}")
@@ -312,6 +361,12 @@ def show_settings(settings: Settings, paths: Sequence[str]) -> int:
 
 
 def display_name(path: Path) -> str:
+    """The path relative to the working directory (``os.path.relpath``)."""
+    text = str(path)
+    if not os.path.isabs(text) and not os.path.splitdrive(text)[0]:  # relpath's answer, without its work
+        normal = os.path.normpath(text)
+        if normal != os.pardir and not normal.startswith(os.pardir + os.sep):
+            return normal
     try:
         return os.path.relpath(path)
     except ValueError:  # another drive on Windows
@@ -319,6 +374,8 @@ def display_name(path: Path) -> str:
 
 
 def check_stdin(run: Run) -> None:
+    from tflint_perf.checking.checker import process_bytes
+
     name = run.args.stdin_filename or "-"
     data = sys.stdin.buffer.read()
     settings = with_project_version(run.settings, Path(name).resolve()) if name != "-" else run.settings
@@ -374,10 +431,14 @@ def report(run: Run) -> int:
             elif not args.quiet:
                 print("No errors would be fixed.", file=sys.stderr)
         elif args.fix_only:
+            from tflint_perf.faces import verbs
+
             if not args.quiet and fmt in HUMAN:
                 print(verbs.fix_only_summary(len(fixed), diagnostics, run.unsafe),
                       file=sys.stderr if run.stdout_source is not None else out)
         elif args.statistics:
+            from tflint_perf.faces import verbs
+
             verbs.write_statistics(diagnostics, out, run.unsafe, fmt)
         else:
             if args.show_fixes and fixed and fmt in HUMAN:

@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
 from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, Diagnostic, Fix, Location
-from tflint_perf.rules import all_rules
 
 FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"
 
 
 # ANSI styles for the human formats, as ruff colours them; off unless the CLI turns them on
-# (a terminal, or FORCE_COLOR; never with NO_COLOR: verbs.colour_enabled).
+# (a terminal, or FORCE_COLOR; never with NO_COLOR: colour_enabled).
 _STYLES = {"path": "\033[1m", "code": "\033[1;31m", "fix": "\033[36m"}
 _colour = False
+
+
+def colour_enabled(stream: TextIO) -> bool:
+    """As ruff and click: ``NO_COLOR`` (non-empty) turns colour off, ``FORCE_COLOR`` (non-empty) on
+    even without a terminal; otherwise colour when writing to a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
 def set_colour(enabled: bool) -> None:
@@ -141,6 +152,8 @@ def github(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources
 
 
 def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    from tflint_perf.rules import all_rules  # the rules' metadata: only this format describes them
+
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
     results = []

@@ -1,5 +1,5 @@
 """The ``check`` verbs beyond checking, as ruff has them: ``--show-files``, ``--add-noqa``,
-``--fix-only``'s summary, ``--statistics``, ``--watch``, and colour on a terminal.
+``--fix-only``'s summary, ``--statistics``, ``--watch`` (colour on a terminal: ``output.colour_enabled``).
 
 cli.py parses the flags and calls in here; each verb is one function.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -29,18 +28,6 @@ Gathered = Sequence[Tuple[str, Optional[Path], bool]]  # (argument, file or None
 STATISTICS_FORMATS = ("concise", "full", "json")
 WATCH_INSTALL = "pip install 'tflint-perf[watch]' (or: pip install 'watchfiles>=0.20')"
 WATCHED_SUFFIXES = (".py", ".pyi", ".ipynb", "pyproject.toml")
-
-
-# -- colour ----------------------------------------------------------------------------------------
-def colour_enabled(stream: TextIO) -> bool:
-    """As ruff and click: ``NO_COLOR`` (non-empty) turns colour off, ``FORCE_COLOR`` (non-empty) on
-    even without a terminal; otherwise colour when writing to a terminal."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
 # -- --show-files ----------------------------------------------------------------------------------

@@ -147,6 +147,12 @@ class Project:
             known = self._scans[path] = imports_in_text(text) if "import" in text else []
         return known
 
+    def remember_imports(self, path: Path, refs: List[ImportRef]) -> None:
+        """A file's imports known without reading it here (the results cache's manifest, or bytes the
+        caller has just read; the first-party ones are enough): ``imports_of`` then reads nothing.
+        Ignored when the file's imports are known already."""
+        self._scans.setdefault(path, refs)
+
     def dependencies(self, path: Path) -> List[Path]:
         """The first-party modules ``path`` imports, directly."""
         refs = self.imports_of(path)

@@ -7,16 +7,23 @@ and `environment.yml`. The search stops at the project root (a directory holding
 `pyproject.toml`, `setup.py` or `setup.cfg`). `tensorflow>=2.12,<3` gives 2.12; `tensorflow==1.15`
 1.15; `tensorflow` with no version, or no requirement at all, gives nothing: rules then say which
 versions a finding holds for.
+
+A ``VersionSearch`` answers for every directory of a run: each directory's dependency files are
+listed and read once, whichever file asks (the files of one directory, and the directories of one
+project, share the answer). It can remember each dependency file's bound by its stat between runs
+(the results cache keeps it), so a warm run reads none of them.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 try:
     import tomllib
@@ -33,6 +40,9 @@ _REQUIREMENT = re.compile(
 _LOWER_BOUND = re.compile(r"(?:>=|==|~=|===|>)\s*v?(\d+)\.(\d+)")
 _ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _MAX_LEVELS = 12
+# A file modified this recently may be modified again within the file system's timestamp granularity
+# without its stat changing: its bound is not remembered by stat (as git treats "racily clean" files).
+RACY_NS = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -60,27 +70,88 @@ def infer_tensorflow_version(directory: Path) -> Optional[InferredVersion]:
 
 @lru_cache(maxsize=1024)  # per directory: every file of a project asks the same few
 def _infer(directory: str) -> Optional[InferredVersion]:
-    current = Path(directory)
-    for _ in range(_MAX_LEVELS):
-        found = _declared_in(current)
-        if found is not None:
-            return found
-        if any((current / marker).exists() for marker in _ROOT_MARKERS) or current.parent == current:
-            return None
-        current = current.parent
-    return None
+    return VersionSearch().infer(directory)
 
 
-def _declared_in(directory: Path) -> Optional[InferredVersion]:
-    for path in _dependency_files(directory):
+class VersionSearch:
+    """The search, with each directory's answer kept: one per run (or per process for the one-file
+    entry points). ``stamps`` maps a dependency file's path to ``[mtime_ns, size, bound]`` (bound:
+    ``[major, minor]`` or None), as remembered by an earlier run; a file whose stat matches is not read."""
+
+    def __init__(self, stamps: Optional[Dict[str, list]] = None) -> None:
+        self.stamps: Dict[str, list] = dict(stamps or {})
+        self.read: List[str] = []  # the dependency files this search read (their stat did not match)
+        self._declared: Dict[str, Optional[InferredVersion]] = {}
+        self._is_root: Dict[str, bool] = {}
+        self._listed: Dict[str, Optional[Set[str]]] = {}
+        self._started = time.time_ns()
+
+    def infer(self, directory: str) -> Optional[InferredVersion]:
+        """As ``infer_tensorflow_version`` for a directory given as its real path."""
+        current = Path(directory)
+        for _ in range(_MAX_LEVELS):
+            key = str(current)
+            found = self._declared[key] if key in self._declared else self._declare(key, current)
+            if found is not None:
+                return found
+            root = self._is_root.get(key)
+            if root is None:
+                names = self._names(key)
+                root = self._is_root[key] = any(
+                    (names is None or marker in names) and (current / marker).exists() for marker in _ROOT_MARKERS)
+            if root or current.parent == current:
+                return None
+            current = current.parent
+        return None
+
+    def _names(self, key: str) -> Optional[Set[str]]:
+        """The names in a directory, listed once (None when it cannot be listed: then each is asked)."""
+        if key not in self._listed:
+            try:
+                self._listed[key] = set(os.listdir(key))
+            except OSError:
+                self._listed[key] = None
+        return self._listed[key]
+
+    def _declare(self, key: str, directory: Path) -> Optional[InferredVersion]:
+        found = None
+        names = self._names(key)
+        for path in _dependency_files(directory) if names is None else _listed_dependency_files(directory, names):
+            bound = self._bound(path)
+            if bound is not None:
+                found = InferredVersion(bound, path)
+                break
+        self._declared[key] = found
+        return found
+
+    def _bound(self, path: Path) -> Optional[Version]:
+        """The lowest TensorFlow bound the file declares, remembered by its stat."""
+        name = str(path)
+        try:
+            status = os.stat(name)
+        except OSError:
+            status = None
+        known = self.stamps.get(name)
+        if status is not None and isinstance(known, list) and len(known) == 3 and known[:2] == [
+                status.st_mtime_ns, status.st_size]:
+            bound = known[2]
+            if bound is None:
+                return None
+            if isinstance(bound, list) and len(bound) == 2 and all(type(part) is int for part in bound):
+                return bound[0], bound[1]
+        self.read.append(name)
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
-            continue
+            self.stamps.pop(name, None)
+            return None
         bounds = [bound for bound in map(lower_bound, _requirements(path, text)) if bound is not None]
-        if bounds:
-            return InferredVersion(min(bounds), path)
-    return None
+        bound = min(bounds) if bounds else None
+        if status is not None and status.st_mtime_ns < self._started - RACY_NS:
+            self.stamps[name] = [status.st_mtime_ns, status.st_size, list(bound) if bound else None]
+        else:
+            self.stamps.pop(name, None)
+        return bound
 
 
 def _dependency_files(directory: Path) -> Iterator[Path]:
@@ -88,10 +159,20 @@ def _dependency_files(directory: Path) -> Iterator[Path]:
         if (directory / name).is_file():
             yield directory / name
     try:
-        extra = sorted(p for p in directory.iterdir() if p.is_file() and _is_requirements_or_environment(p.name))
+        # The name first: a stat only for the few names that can be dependency files.
+        extra = sorted(p for p in directory.iterdir() if _is_requirements_or_environment(p.name) and p.is_file())
     except OSError:
         return
     yield from extra
+
+
+def _listed_dependency_files(directory: Path, names: Set[str]) -> Iterator[Path]:
+    """``_dependency_files`` of a directory whose names are known: a stat only for the candidates."""
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        if name in names and (directory / name).is_file():
+            yield directory / name
+    yield from sorted(directory / name for name in names if _is_requirements_or_environment(name)
+                      and (directory / name).is_file())
 
 
 def _is_requirements_or_environment(name: str) -> bool:

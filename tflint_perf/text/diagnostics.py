@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
-import libcst as cst
+if TYPE_CHECKING:  # only annotations: reading diagnostics (a cached result) needs no LibCST
+    import libcst as cst
 
 SAFE = "safe"
 UNSAFE = "unsafe"
