@@ -1,28 +1,34 @@
-"""How fast tflint-perf is at repository scale, against flake8 on the same trees.
+"""How fast tflint-perf is at repository scale: cold, warm and after a change, against flake8 and ruff.
 
-Run it in an environment that has TensorFlow, Keras, flake8 and tflint-perf installed (TensorFlow is
-needed only for its source files; nothing here imports it):
+Run it in an environment that has TensorFlow, Keras, tf-models-official, flake8, ruff and tflint-perf
+installed (TensorFlow and the Model Garden are needed only for their source files; nothing here
+imports them):
 
     python3 -m venv /tmp/benchenv
-    /tmp/benchenv/bin/pip install tensorflow-cpu flake8 -e .
-    /tmp/benchenv/bin/python benchmarks/lint_speed.py --runs 3
+    /tmp/benchenv/bin/pip install tensorflow-cpu tf-models-official flake8 ruff -e .
+    /tmp/benchenv/bin/python benchmarks/lint_speed.py --runs 3 --training-tree DIR
 
 What it measures, each several times (medians of wall-clock and CPU seconds, children included):
 
-- the TensorFlow-heavy tree: the installed ``tensorflow`` and ``keras`` packages' own ``.py`` files,
-  copied to a work directory (``site-packages`` is excluded by default, and one file gets touched):
-  ``flake8`` with its default plugins (pycodestyle, pyflakes, mccabe; the TFP plugin hidden), and
-  ``tflint-perf check`` cold (empty cache), warm (nothing changed), after touching one file, and
-  without the cache;
-- a tree without TensorFlow (pip's sources): ``flake8`` without and with the TFP plugin;
-- the editor path: ``flake8`` on one 1,000-line training script, without and with the plugin, and
-  the plugin's own time on it measured in-process;
-- a multi-module project (``--sections project``; the installed ``tf-models-official`` package's
-  ``official`` and ``orbit`` sources, or ``--project-tree DIR``), where first-party imports resolve and
-  the project index is at work: ``flake8``, ``tflint-perf check`` cold, warm, after changing a typical
-  module (imported by one to three others) and after changing the most imported module.
+- ``tf``: the TensorFlow-heavy tree, the installed ``tensorflow`` and ``keras`` packages' own ``.py``
+  files copied to a work directory (one file gets touched): ``tflint-perf check`` cold (empty cache),
+  warm (nothing changed) and after touching one file; ``flake8`` with its default plugins (pycodestyle,
+  pyflakes, mccabe; the TFP plugin hidden) unless ``--no-flake8``;
+- ``training``: a tree of training code (``--training-tree DIR``: its ``.py`` and ``.ipynb`` files are
+  copied; docs/performance.md says which): ``tflint-perf check`` cold and warm, and ``ruff check
+  --no-cache`` (``--ruff PATH``, else the ``ruff`` beside this Python or on ``PATH``);
+- ``project``: a multi-module project where first-party imports resolve and the project index is at
+  work (the installed ``tf-models-official`` package's ``official`` and ``orbit`` sources, or
+  ``--project-tree DIR``, copied as the project's root): ``tflint-perf check`` cold, warm, after changing
+  a typical module (imported by one to three others) and after changing the most imported module
+  (how many modules that change re-checks is printed), and ``flake8`` unless ``--no-flake8``;
+- ``imports``: what the command line costs before it checks anything (importing it, best of 10), and
+  whether a warm run imported LibCST or the rules (``python -X importtime``);
+- ``plain``: a tree without TensorFlow (pip's sources): ``flake8`` without and with the TFP plugin;
+- ``editor``: ``flake8`` on one 1,000-line training script, without and with the plugin, and the
+  plugin's own time on it measured in-process.
 
-Both tools run with their default parallelism (one process per CPU). The goals it reports against are
+All tools run with their default parallelism (one process per CPU). The goals it reports against are
 in docs/performance.md.
 """
 
@@ -344,9 +350,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (default 3)")
     parser.add_argument("--editor-runs", type=int, default=10, help="runs of each editor-path measurement")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "tflint_perf_lint_speed"))
-    parser.add_argument("--sections", default="tf,plain,editor", help="what to measure (default: tf,plain,editor)")
-    parser.add_argument("--project-tree", help="a multi-module project to measure (default: the installed "
-                        "tf-models-official package's sources)")
+    parser.add_argument("--sections", default="tf,training,project,imports",
+                        help="what to measure: tf, training, project, imports, plain, editor (default: the first four)")
+    parser.add_argument("--training-tree", help="a tree of training code for the `training` section (copied)")
+    parser.add_argument("--project-tree", help="a multi-module project's root (copied; default: the installed "
+                        "tf-models-official package's official/ and orbit/)")
+    parser.add_argument("--ruff", help="the ruff executable (default: beside this Python, else on PATH)")
+    parser.add_argument("--no-flake8", action="store_true", help="do not time flake8 in the tf and project sections")
     parser.add_argument("--more", action="store_true",
                         help="also time --no-cache with -j 2 and -j 1, and flake8 with the plugin, on the TensorFlow tree")
     args = parser.parse_args(argv)
@@ -359,54 +369,56 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"  date        {time.strftime('%Y-%m-%d %H:%M')}")
     print(f"  machine     {platform.machine()}, {os.cpu_count()} CPUs ({_cpu_model()}), {_memory()}")
     print(f"  python      {platform.python_version()} ({python})")
-    print(f"  versions    tflint-perf {version_of('tflint-perf')}, libcst {version_of('libcst')}, flake8 "
-          f"{version_of('flake8')} (pycodestyle {version_of('pycodestyle')}, pyflakes {version_of('pyflakes')}, "
-          f"mccabe {version_of('mccabe')}), tensorflow sources {_tf_version()}, keras sources {version_of('keras')}")
+    print(f"  versions    tflint-perf {version_of('tflint-perf')} ({_tflint_perf_origin(python)}), libcst "
+          f"{version_of('libcst')}, flake8 {version_of('flake8')} (pycodestyle {version_of('pycodestyle')}, "
+          f"pyflakes {version_of('pyflakes')}, mccabe {version_of('mccabe')}), ruff {version_of('ruff')}, "
+          f"tensorflow sources {_tf_version()}, keras sources {version_of('keras')}, "
+          f"tf-models-official {version_of('tf-models-official')}")
     print(f"  command     {' '.join([os.path.basename(python)] + sys.argv)}")
-    print(f"  load        {os.getloadavg()[0]:.2f} (1-minute load average at start)")
+    print(f"  load        {_load()} at start")
     package = package_dir("tflint_perf")
     if package is not None and os.environ.get("PYTHONDONTWRITEBYTECODE"):
         # An editable install never gets its bytecode written here; a wheel install would have it.
         compileall.compile_dir(str(package), quiet=1)
         print("  bytecode    compiled tflint_perf first (PYTHONDONTWRITEBYTECODE is set, as a wheel would have it)")
     has_plugin = plugin_installed()
-    if not has_plugin:
+    if not has_plugin and sections & {"plain", "editor"}:
         print("  NOTE        the TFP flake8 plugin is not installed (no flake8.extension entry point `TFP`):")
         print("              the plugin measurements are skipped.")
-
-    # -- the TensorFlow-heavy tree ----------------------------------------------------------------
-    tf_tree = work / "tf-tree"
-    sources = {name: package_dir(name) for name in ("tensorflow", "keras")}
-    for name, source in sources.items():
-        if source is None:
-            raise SystemExit(f"`{name}` is not installed in {python}; see the module docstring")
-        copy_sources(source, tf_tree / name)
-    files, lines, marked = tree_size(tf_tree)
-    print(f"\nTensorFlow tree: {tf_tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras)")
-    cache = work / "cache"
-    touched = tf_tree / "keras" / "src" / "layers" / "core" / "dense.py"
-    if not touched.is_file():
-        touched = sorted(tf_tree.rglob("*.py"))[len(list(tf_tree.rglob("*.py"))) // 2]
-    original = touched.read_bytes()
-    check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
     flake8_plain = [python, "-c", FLAKE8_WITHOUT_TFP, "--isolated", "--exit-zero", "."]
     flake8_with = [python, "-m", "flake8", "--isolated", "--exit-zero", "."]
-
-    def empty_cache(run: int) -> None:
-        shutil.rmtree(cache, ignore_errors=True)
-
-    def touch(run: int) -> None:
-        touched.write_bytes(original + f"\n# touched by the benchmark, run {run} {time.time()}\n".encode())
-
     results: Dict[str, Timing] = {}
+    notes: Dict[str, str] = {}
+
+    # -- the TensorFlow-heavy tree ----------------------------------------------------------------
     if "tf" in sections:
+        tf_tree = work / "tf-tree"
+        sources = {name: package_dir(name) for name in ("tensorflow", "keras")}
+        for name, source in sources.items():
+            if source is None:
+                raise SystemExit(f"`{name}` is not installed in {python}; see the module docstring")
+            copy_sources(source, tf_tree / name)
+        files, lines, marked = tree_size(tf_tree)
+        print(f"\nTensorFlow tree: {tf_tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras)")
+        cache = work / "cache"
+        touched = tf_tree / "keras" / "src" / "layers" / "core" / "dense.py"
+        if not touched.is_file():
+            touched = sorted(tf_tree.rglob("*.py"))[len(list(tf_tree.rglob("*.py"))) // 2]
+        original = touched.read_bytes()
+        check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
+
+        def touch(run: int) -> None:
+            touched.write_bytes(original + f"\n# touched by the benchmark, run {run} {time.time()}\n".encode())
+
+        specs: List[Spec] = [] if args.no_flake8 else [
+            ("flake8", "flake8 (default plugins, TFP hidden)", flake8_plain, tf_tree, nothing)]
+        specs += [
+            ("cold", "tflint-perf check, cold (empty cache)", check, tf_tree, emptying(cache)),
+            ("warm", "tflint-perf check, warm (nothing changed)", check, tf_tree, nothing),
+            ("touched", "tflint-perf check, one file changed", check, tf_tree, touch),
+        ]
         try:
-            results.update(interleaved(args.runs, [
-                ("flake8", "flake8 (default plugins, TFP hidden)", flake8_plain, tf_tree, nothing),
-                ("cold", "tflint-perf check, cold (empty cache)", check, tf_tree, empty_cache),
-                ("warm", "tflint-perf check, warm (nothing changed)", check, tf_tree, nothing),
-                ("touched", "tflint-perf check, one file changed", check, tf_tree, touch),
-            ]))
+            results.update(interleaved(args.runs, specs))
             if args.more:
                 results.update(interleaved(1, [
                     ("nocache", "tflint-perf check --no-cache", check + ["--no-cache"], tf_tree, nothing),
@@ -418,6 +430,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         finally:
             touched.write_bytes(original)
 
+    # -- a tree of training code, against ruff ------------------------------------------------------
+    if "training" in sections:
+        results.update(_training_section(args, python, work))
+
+    # -- a multi-module project: the project index at work ---------------------------------------------
+    if "project" in sections:
+        project_results, project_notes = _project_section(args, python, work, flake8_plain)
+        results.update(project_results)
+        notes.update(project_notes)
+
+    # -- what the command line costs before it checks anything ----------------------------------------
+    if "imports" in sections:
+        notes.update(_imports_section(python, work, results))
+
     # -- a tree without TensorFlow ----------------------------------------------------------------
     plain_source = package_dir("pip")
     plain_tree = work / "plain-tree" / "pip"
@@ -425,7 +451,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         copy_sources(plain_source, plain_tree)
         files, lines, marked = tree_size(plain_tree)
         print(f"\nTree without TensorFlow: {plain_tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras)")
-        specs: List[Spec] = [("plain", "flake8 (default plugins, TFP hidden)", flake8_plain, plain_tree, nothing)]
+        specs = [("plain", "flake8 (default plugins, TFP hidden)", flake8_plain, plain_tree, nothing)]
         if has_plugin:
             specs.append(("plain+tfp", "flake8 with the TFP plugin", flake8_with, plain_tree, nothing))
         results.update(interleaved(args.runs, specs))
@@ -459,33 +485,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   f"(on the first file that mentions TensorFlow) {libcst_s * 1000:.0f} ms; checking train.py "
                   f"{check_s * 1000:.0f} ms (best of 5, {found} findings)")
 
-    # -- a multi-module project: the project index at work ---------------------------------------------
-    if "project" in sections:
-        results.update(_project_section(args, python, work))
-
     # -- against the goals ------------------------------------------------------------------------
-    print("\nAgainst the goals (medians; CPU ratios are steadier on a shared machine):")
+    print("\nAgainst the goals of issue 20 (medians; CPU ratios are steadier on a shared machine):")
     if "cold" in results:
-        _goal("cold check vs flake8 on the TensorFlow tree", results["cold"].wall / results["flake8"].wall,
-              results["cold"].cpu / results["flake8"].cpu, "<= 1.0", lambda r: r <= 1.0)
-        _goal("warm check vs cold check", results["warm"].wall / results["cold"].wall,
-              results["warm"].cpu / results["cold"].cpu, "< 0.05", lambda r: r < 0.05)
-        _goal("one file changed vs cold check", results["touched"].wall / results["cold"].wall,
-              results["touched"].cpu / results["cold"].cpu, "(no goal)", None)
+        _goal("keras+tensorflow: warm vs cold", results["warm"], results["cold"], "<= 1/30", 1 / 30)
+        _goal("keras+tensorflow: one file changed vs cold", results["touched"], results["cold"], "(no goal)", None)
+        if "flake8" in results:
+            _goal("keras+tensorflow: cold vs flake8", results["cold"], results["flake8"], "<= 1.0", 1.0)
+    if "training-cold" in results:
+        _goal("training tree: warm vs cold", results["training-warm"], results["training-cold"], "<= 1/10", 1 / 10)
+        if "training-ruff" in results:
+            _goal("training tree: warm vs ruff check --no-cache", results["training-warm"], results["training-ruff"],
+                  "< 1.0", 1.0, strict=True)
     if "project-cold" in results:
-        _goal("project: cold check vs flake8", results["project-cold"].wall / results["project-flake8"].wall,
-              results["project-cold"].cpu / results["project-flake8"].cpu, "<= 1.0", lambda r: r <= 1.0)
-        _goal("project: warm check vs cold check", results["project-warm"].wall / results["project-cold"].wall,
-              results["project-warm"].cpu / results["project-cold"].cpu, "(no goal)", None)
-        _goal("project: a typical module changed vs cold", results["project-typical"].wall / results["project-cold"].wall,
-              results["project-typical"].cpu / results["project-cold"].cpu, "< 0.05", lambda r: r < 0.05)
-        _goal("project: the most imported module changed vs cold", results["project-hub"].wall / results["project-cold"].wall,
-              results["project-hub"].cpu / results["project-cold"].cpu, "(no goal)", None)
+        _goal("tf-models: warm vs cold", results["project-warm"], results["project-cold"], "(no goal)", None)
+        _goal("tf-models: a typical module changed vs cold", results["project-typical"], results["project-cold"],
+              "<= 1/20", 1 / 20)
+        _goal("tf-models: the earlier runs' module changed vs cold", results["project-first"], results["project-cold"],
+              "(compare)", None)
+        _goal("tf-models: the most imported module changed vs cold", results["project-hub"], results["project-cold"],
+              "(report)", None)
+        if "project-flake8" in results:
+            _goal("tf-models: cold vs flake8", results["project-cold"], results["project-flake8"], "<= 1.0", 1.0)
     if "nocache" in results:
-        _goal("--no-cache check vs flake8", results["nocache"].wall / results["flake8"].wall,
-              results["nocache"].cpu / results["flake8"].cpu, "(no goal)", None)
-        _goal("--no-cache -j 2 vs -j 1", results["nocache"].wall / results["serial"].wall,
-              results["nocache"].cpu / results["serial"].cpu, "(no goal)", None)
+        _goal("--no-cache check vs flake8", results["nocache"], results["flake8"], "(no goal)", None)
+        _goal("--no-cache -j 2 vs -j 1", results["nocache"], results["serial"], "(no goal)", None)
+    for note in notes.values():
+        print(f"  {note}")
     if "plain+tfp" in results:
         wall = results["plain+tfp"].wall / results["plain"].wall - 1
         cpu = results["plain+tfp"].cpu / results["plain"].cpu - 1
@@ -501,19 +527,65 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {'editor path: latency a fresh flake8 process gains':<52} {added * 1000:8.0f} ms"
               f"{'':18} (imports LibCST: {'met' if added < 0.3 else 'over'} 300 ms)")
         print(f"  {'editor path: whole flake8 run with the plugin':<52} {results['editor+tfp'].wall * 1000:8.0f} ms")
-    print(f"\n  load        {os.getloadavg()[0]:.2f} (1-minute load average at the end)")
+    print(f"\n  load        {_load()} at the end")
     return 0
 
 
-def _project_section(args: argparse.Namespace, python: str, work: Path) -> Dict[str, Timing]:
+def emptying(cache: Path) -> Callable[[int], None]:
+    def empty_cache(run: int) -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+    return empty_cache
+
+
+def copy_tree(source: Path, target: Path, suffixes: Tuple[str, ...] = (".py", ".ipynb")) -> None:
+    """Copy a tree's source files and dependency files, as they are (once; a copy with the same file count is reused)."""
+    keep = suffixes + (".toml", ".cfg", ".txt", ".yml", ".yaml")
+    files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in keep and ".tflint_perf_cache" not in p.parts)
+    if target.is_dir() and sum(1 for p in target.rglob("*") if p.is_file() and p.suffix in keep) == len(files):
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    for path in files:
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, destination)
+
+
+def _training_section(args: argparse.Namespace, python: str, work: Path) -> Dict[str, Timing]:
+    if not args.training_tree:
+        print("\nTraining tree: skipped (give --training-tree DIR)")
+        return {}
+    tree = work / "training-tree"
+    copy_tree(Path(args.training_tree), tree)
+    cache = work / "training-cache"
+    check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
+    listed = subprocess.run(check + ["--show-files"], cwd=tree, capture_output=True, text=True).stdout.split()
+    python_files = sum(1 for name in listed if name.endswith(".py"))
+    lines = sum(Path(name).read_bytes().count(b"\n") for name in listed if name.endswith(".py"))
+    print(f"\nTraining tree: {tree} (from {args.training_tree}: {len(listed)} files checked, {python_files} .py with "
+          f"{lines:,} lines and {len(listed) - python_files} notebooks)")
+    specs: List[Spec] = [
+        ("training-cold", "tflint-perf check, cold (empty cache)", check, tree, emptying(cache)),
+        ("training-warm", "tflint-perf check, warm (nothing changed)", check, tree, nothing),
+    ]
+    ruff = args.ruff or shutil.which("ruff", path=os.path.dirname(python)) or shutil.which("ruff")
+    if ruff:
+        specs.append(("training-ruff", "ruff check --no-cache (its default rules)",
+                      [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "--quiet", "."], tree, nothing))
+    else:
+        print("  ruff: not found (give --ruff PATH)")
+    return {key: timing for key, timing in interleaved(args.runs, specs).items()}
+
+
+def _project_section(args: argparse.Namespace, python: str, work: Path, flake8_plain: Sequence[str]
+                     ) -> Tuple[Dict[str, Timing], Dict[str, str]]:
     tree = work / "project-tree"
     if args.project_tree:
-        copy_sources(Path(args.project_tree), tree / Path(args.project_tree).name)
+        copy_sources(Path(args.project_tree), tree)
     else:
         sources = [package_dir(name) for name in ("official", "orbit")]
         if sources[0] is None:
             print("\nProject: skipped (pip install --no-deps tf-models-official, or give --project-tree)")
-            return {}
+            return {}, {}
         for source in sources:
             if source is not None:
                 copy_sources(source, tree / source.name)
@@ -525,19 +597,26 @@ def _project_section(args: argparse.Namespace, python: str, work: Path) -> Dict[
     modules = [path for path in project.files() if path.suffix == ".py"]
     importers = {path: len(project.importers_of(path)) for path in modules}
     edges = sum(len(project.dependencies(path)) for path in modules)
-    typical = next(path for path in modules if 1 <= importers[path] <= 3)
+    # A typical module: imported by one to three others, and whose change re-checks the median number of
+    # modules among those (the earlier runs took the first such module in path order: a package's
+    # __init__.py, which imports 15 modules and re-checks 19; it is timed too, to compare).
+    candidates = [path for path in modules if 1 <= importers[path] <= 3]
+    rechecked = {path: len(_affected_by(project, path)) for path in candidates}
+    median = statistics.median_low(sorted(rechecked.values()))
+    typical = next(path for path in candidates if rechecked[path] == median)
+    first = candidates[0]
     hub = max(modules, key=lambda path: (importers[path], str(path)))
+    rechecked[hub] = len(_affected_by(project, hub))
     files, lines, marked = tree_size(tree)
     print(f"\nProject: {tree} ({files} files, {lines:,} lines; {marked} mention tensorflow/keras; {edges} "
-          f"first-party import edges; typical module {typical.relative_to(tree)} ({importers[typical]} importers), "
+          f"first-party import edges; typical module {typical.relative_to(tree)} ({importers[typical]} importers, "
+          f"{len(project.dependencies(typical))} imported; a change to a module with 1-3 importers re-checks "
+          f"{median} modules at the median, {max(rechecked[p] for p in candidates)} at most), the earlier runs' "
+          f"{first.relative_to(tree)} ({importers[first]} importers, {len(project.dependencies(first))} imported), "
           f"most imported {hub.relative_to(tree)} ({importers[hub]} importers))")
     cache = work / "project-cache"
     check = [python, "-m", "tflint_perf", "check", "--isolated", "--exit-zero", "--cache-dir", str(cache), "."]
-    flake8_plain = [python, "-c", FLAKE8_WITHOUT_TFP, "--isolated", "--exit-zero", "."]
-    originals = {path: path.read_bytes() for path in (typical, hub)}
-
-    def empty_cache(run: int) -> None:
-        shutil.rmtree(cache, ignore_errors=True)
+    originals = {path: path.read_bytes() for path in (typical, first, hub)}
 
     def change(path: Path) -> Callable[[int], None]:
         def before(run: int) -> None:
@@ -550,21 +629,99 @@ def _project_section(args: argparse.Namespace, python: str, work: Path) -> Dict[
         for path, data in originals.items():
             path.write_bytes(data)
 
+    specs: List[Spec] = [] if args.no_flake8 else [
+        ("flake8", "flake8 (default plugins, TFP hidden)", flake8_plain, tree, restore)]
+    specs += [
+        ("cold", "tflint-perf check, cold (empty cache)", check, tree, lambda run: (restore(run), emptying(cache)(run))),
+        ("warm", "tflint-perf check, warm (nothing changed)", check, tree, nothing),
+        ("typical", f"tflint-perf check, a typical module changed ({rechecked[typical]} re-checked)", check, tree,
+         change(typical)),
+        ("first", f"tflint-perf check, {first.relative_to(tree)} changed ({rechecked[first]} re-checked)", check, tree,
+         change(first)),
+        ("hub", f"tflint-perf check, the most imported changed ({rechecked[hub]} re-checked)", check, tree, change(hub)),
+    ]
     try:
-        return {f"project-{key}": timing for key, timing in interleaved(args.runs, [
-            ("flake8", "flake8 (default plugins, TFP hidden)", flake8_plain, tree, restore),
-            ("cold", "tflint-perf check, cold (empty cache)", check, tree, empty_cache),
-            ("warm", "tflint-perf check, warm (nothing changed)", check, tree, nothing),
-            ("typical", "tflint-perf check, a typical module changed", check, tree, change(typical)),
-            ("hub", "tflint-perf check, the most imported module changed", check, tree, change(hub)),
-        ]).items()}
+        timings = {f"project-{key}": timing for key, timing in interleaved(args.runs, specs).items()}
     finally:
         restore(0)
+    notes = {"project-why": (
+        f"tf-models: changing {hub.relative_to(tree)} re-checks {rechecked[hub]} of {len(modules)} modules (itself, "
+        f"the modules it imports, its {importers[hub]} importers and theirs); the typical "
+        f"{typical.relative_to(tree)}: {rechecked[typical]}; {first.relative_to(tree)}: {rechecked[first]}")}
+    return timings, notes
 
 
-def _goal(label: str, wall: float, cpu: float, goal: str, met: Optional[Callable[[float], bool]]) -> None:
-    verdict = "" if met is None else ("met" if met(wall) else "MISSED")
-    print(f"  {label:<52} {wall:8.3f} wall {cpu:8.3f} CPU   goal {goal} {verdict}")
+def _affected_by(project, path: Path) -> set:
+    """The modules a change to ``path`` re-checks: the files whose neighbourhood holds it (itself, what it
+    imports, its importers two levels up): the inverse of the cache key's neighbourhood digest."""
+    found = {path, *project.dependencies(path)}
+    frontier = [path]
+    for _ in range(2):
+        frontier = [importer for file in frontier for importer in project.importers_of(file) if importer not in found]
+        found.update(frontier)
+    return found
+
+
+IMPORT_TIME = textwrap.dedent(
+    """\
+    import sys, time
+    start = time.perf_counter()
+    import tflint_perf.faces.cli
+    print(f"{time.perf_counter() - start:.4f}", "libcst" in sys.modules, "tflint_perf.rules" in sys.modules)
+    """
+)
+
+
+def _imports_section(python: str, work: Path, results: Dict[str, Timing]) -> Dict[str, str]:
+    """The command line's own start-up: importing it (best of 10), and what a warm run imports."""
+    runs = [subprocess.run([python, "-c", IMPORT_TIME], capture_output=True, text=True, check=True).stdout.split()
+            for _ in range(10)]
+    best = min(float(run[0]) for run in runs)
+    bare = min(timed([python, "-c", "pass"], work)[0] for _ in range(5))
+    print(f"\nImports: `import tflint_perf.faces.cli` {best * 1000:.0f} ms (best of 10; it imports LibCST: "
+          f"{runs[0][1]}, the rules: {runs[0][2]}); a bare `python -c pass` {bare * 1000:.0f} ms")
+    notes = {"imports": f"importing the command line: {best * 1000:.0f} ms (LibCST imported: {runs[0][1]}, "
+                        f"the rules: {runs[0][2]}; a bare interpreter starts in {bare * 1000:.0f} ms)"}
+    for key, tree, cache in (("training-warm", work / "training-tree", work / "training-cache"),
+                             ("warm", work / "tf-tree", work / "cache")):
+        if key in results and tree.is_dir():
+            shown = subprocess.run([python, "-X", "importtime", "-m", "tflint_perf", "check", "--isolated",
+                                    "--exit-zero", "--cache-dir", str(cache), "."], cwd=tree, capture_output=True,
+                                   text=True).stderr.splitlines()
+            imported = {line.rsplit("|", 1)[-1].strip() for line in shown if line.startswith("import time:")}
+            heavy = sorted(name for name in imported if name == "libcst" or name == "tflint_perf.rules")
+            notes[f"imports-{key}"] = (f"a warm run on {tree.name} imported {len(imported)} modules, "
+                                       f"{'among them ' + ', '.join(heavy) if heavy else 'neither LibCST nor the rules'}")
+            break
+    return notes
+
+
+def _goal(label: str, timing: Timing, against: Timing, goal: str, bound: Optional[float], strict: bool = False
+          ) -> None:
+    wall, cpu = timing.wall / against.wall, timing.cpu / against.cpu
+    verdict = "" if bound is None else ("met" if (wall < bound if strict else wall <= bound) else "MISSED")
+    fraction = f"(1/{1 / wall:.0f})" if 0 < wall < 1 else ""
+    print(f"  {label:<56} {wall:8.3f} wall {fraction:>7} {cpu:8.3f} CPU   goal {goal} {verdict}")
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1-minute load average; 5-minute {five:.2f})"
+
+
+def _tflint_perf_origin(python: str) -> str:
+    """Which checkout is timed: a PYTHONPATH checkout wins over an installed one."""
+    found = subprocess.run([python, "-c", "import tflint_perf; print(tflint_perf.__file__)"], capture_output=True,
+                           text=True).stdout.strip()
+    root = Path(found).parent.parent if found else None
+    commit = ""
+    if root is not None and (root / ".git").exists():
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        commit = f", commit {commit}{' with local changes' if dirty else ''}"
+    return f"from {root}{commit}"
 
 
 def _cpu_model() -> str:

@@ -7,7 +7,6 @@ settings were validated before (the results cache remembers them, ``Settings.wri
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 import dataclasses
@@ -130,6 +129,8 @@ class Settings:
 def did_you_mean(selector: str) -> str:
     """`` (did you mean `TFP101`?)`` for a near miss among rule codes and names, else ""."""
     upper = {word.upper(): word for rule in all_rules() for word in (rule.code, rule.name)}
+    import difflib
+
     close = difflib.get_close_matches(selector.strip().upper(), list(upper), n=1, cutoff=0.6)
     if not close:
         return ""

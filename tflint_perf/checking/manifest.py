@@ -85,6 +85,7 @@ class ProjectFiles:
         self._listing: Optional[str] = None
         self._walk: Optional[List[str]] = None
         self._importers: Optional[Dict[str, List[str]]] = None
+        self._parts: Dict[str, bytes] = {}  # a file's share of a neighbourhood digest: its path and content digest
         self.read: List[str] = []  # the files this run read (their stat changed, or their edges were unknown)
         self.changed = False
 
@@ -232,11 +233,11 @@ class ProjectFiles:
         around.discard(path)
         if not around:
             return ""
-        digest = hashlib.blake2b(digest_size=16)
-        for file in sorted(around):
-            digest.update(file.encode("utf-8", "surrogateescape") + b"\0")
-            digest.update((self.digest(file) or b"missing") + b"\0")
-        return digest.hexdigest()
+        parts = self._parts
+        for file in around:
+            if file not in parts:
+                parts[file] = file.encode("utf-8", "surrogateescape") + b"\0" + (self.digest(file) or b"missing") + b"\0"
+        return hashlib.blake2b(b"".join([parts[file] for file in sorted(around)]), digest_size=16).hexdigest()
 
     # -- for the checks of this run -------------------------------------------------------------------
     def seed(self) -> None:

@@ -32,7 +32,6 @@ from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.text.diagnostics import Diagnostic
 from tflint_perf.checking.discovery import is_excluded, iter_source_files_resolved
 from tflint_perf.faces.output import FORMATS, HUMAN, WRITERS, colour_enabled, plural, set_colour, summary_lines
-from tflint_perf.text.source import SourceError, SourceFile
 from tflint_perf.checking.runner import Job, check_files, default_jobs
 
 COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
@@ -386,6 +385,8 @@ def check_stdin(run: Run) -> None:
         # bytes are the input's, in its encoding, BOM and line endings; unchanged when nothing was fixed.
         run.stdout_source = data
         if result.fixed_text is not None:
+            from tflint_perf.text.source import SourceError, SourceFile
+
             try:
                 run.stdout_source = SourceFile.decode(data).encode_fixed(data, result.fixed_text)
             except SourceError as problem:

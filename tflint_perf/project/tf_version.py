@@ -16,7 +16,6 @@ project, share the answer). It can remember each dependency file's bound by its 
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import time
@@ -217,6 +216,8 @@ def _poetry_spec(version: str) -> str:
 
 
 def _setup_py_requirements(text: str) -> List[str]:
+    import ast  # only for a setup.py not read before
+
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
