@@ -182,8 +182,9 @@ class ProjectFiles:
             scanned = state.scanned
             if scanned is None:  # recorded, but its edges are not: read its imports again
                 data = self._read(path)
-                if data is None:
-                    state.deps, state.refs = [], []
+                if data is None:  # as the index reads an unreadable file: no imports (and hashed again next run)
+                    state.deps, state.refs, state.stamp = [], [], None
+                    self.changed = True
                     return state.deps
                 digest = content_digest(data)
                 if digest != state.digest:  # changed while this run was under way: the newer text, hashed again next run

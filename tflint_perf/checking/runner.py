@@ -121,8 +121,9 @@ class _Plan:
         self._directories: Dict[str, _Directory] = {}
         self._versioned: Dict[str, Settings] = {}
         self._projects: Dict[Path, ProjectFiles] = {}
-        stamps = cache.load_meta("versions") if cache is not None else None
-        self.versions = VersionSearch(stamps.get("stamps") if isinstance(stamps, dict) and isinstance(stamps.get("stamps"), dict) else None)
+        remembered = cache.load_meta("versions") if cache is not None else None
+        stamps = remembered.get("stamps") if remembered is not None else None
+        self.versions = VersionSearch(stamps if isinstance(stamps, dict) else None)
         root = str(settings.root)
         self._root_prefix = root if root.endswith(os.sep) else root + os.sep
         # project_for's fallback root: the directory the command runs in, for the files below it.
@@ -165,7 +166,7 @@ class _Plan:
         around = files.neighbourhood_digest(real)
         key = self.cache.key(state.digest, job.name, self._relative(real, job.path), job.explicit,
                              f"{settings.target_version!r}:{around}")
-        return _Task(job, settings, key, state.digest), (status.st_size if state.marked else 0)  # type: ignore[union-attr]
+        return _Task(job, settings, key, state.digest), (status.st_size if state.marked else 0)
 
     def _directory(self, parent: str) -> _Directory:
         """A directory as named, resolved once."""
