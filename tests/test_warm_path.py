@@ -261,6 +261,11 @@ def test_the_manifest_graph_is_the_index_graph_cold_and_warm(tmp_path, tree):
             assert sorted(files.importers(path)) == importers[path], (run, path)
         if run:
             assert files.read == [] or root == REPO  # the repository's files may be racy (being edited)
+        # What the index is handed before checks gives its own answers, without reading or resolving again.
+        files.seed()
+        for path in files.walk():
+            assert sorted(str(d) for d in files.project.dependencies(Path(path))) == dependencies[path], (run, path)
+            assert sorted(str(i) for i in files.project.importers_of(Path(path))) == importers[path], (run, path)
         stored = json.loads(json.dumps(files.document()))
 
 

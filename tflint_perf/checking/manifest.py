@@ -242,20 +242,22 @@ class ProjectFiles:
 
     # -- for the checks of this run -------------------------------------------------------------------
     def seed(self) -> None:
-        """Hand the project index the imports known here, so that checking a changed file reads no
-        other file's imports (only the modules its analysis parses)."""
+        """Hand the project index the imports known here and where they lead, so that checking a
+        changed file reads no other file's imports and resolves none again (it reads only the modules
+        its analysis parses)."""
         for file in self.walk():
             state = self.state(file)
             if state is not None:
+                dependencies = [Path(dep) for dep in state.deps] if state.deps is not None else None
                 if state.scanned is not None:
-                    self.project.remember_imports(Path(file), list(state.scanned))
+                    self.project.remember_imports(Path(file), list(state.scanned), dependencies)
                 elif state.refs is not None:
                     try:
                         refs = [ImportRef(str(module), int(level), tuple(str(name) for name in names))
                                 for module, level, names in state.refs]
                     except (TypeError, ValueError):
                         continue  # not as this code writes it: the index reads the file's imports itself
-                    self.project.remember_imports(Path(file), refs)
+                    self.project.remember_imports(Path(file), refs, dependencies)
 
     # -- the manifest -------------------------------------------------------------------------------
     def document(self) -> dict:

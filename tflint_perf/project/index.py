@@ -147,11 +147,15 @@ class Project:
             known = self._scans[path] = imports_in_text(text) if "import" in text else []
         return known
 
-    def remember_imports(self, path: Path, refs: List[ImportRef]) -> None:
+    def remember_imports(self, path: Path, refs: List[ImportRef], dependencies: Optional[List[Path]] = None) -> None:
         """A file's imports known without reading it here (the results cache's manifest, or bytes the
-        caller has just read; the first-party ones are enough): ``imports_of`` then reads nothing.
-        Ignored when the file's imports are known already."""
-        self._scans.setdefault(path, refs)
+        caller has just read; the first-party ones are enough), and where they lead when known:
+        ``imports_of`` then reads nothing, ``dependencies`` resolves nothing. Ignored when the file's
+        imports are known already."""
+        if path not in self._scans:
+            self._scans[path] = refs
+            if dependencies is not None:
+                self._dependencies[path] = (refs, list(dependencies))
 
     def dependencies(self, path: Path) -> List[Path]:
         """The first-party modules ``path`` imports, directly."""
