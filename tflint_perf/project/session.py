@@ -51,6 +51,9 @@ class Session:
         self._building: Set[Tuple[int, str]] = set()  # (model id, analysis) under construction
         self._importers: Dict[Tuple[Path, FrozenSet[str]], List[ModuleModel]] = {}
         self._registered = 0
+        # Freeze long-lived models while the session is first filled (a run); once modules are updated
+        # (a workspace that outlives edits), dropped models must be collectable, so freezing stops.
+        self._freezing = True
         self.builds: Counter = Counter()  # how often each module was modelled: what a change costs
 
     def known(self, path: Path, text: str) -> Optional[ModuleModel]:
@@ -82,7 +85,7 @@ class Session:
         self._models[path] = model
         self._digests[path] = digest
         self._registered += 1
-        if self._registered <= MAX_MODULES:
+        if self._freezing and self._registered <= MAX_MODULES:
             # The models kept for the run are long-lived: without this, every full collection walks all of
             # their trees again (measured: twice the CPU of a run on tf-models-official). Past the bound, the
             # collector is left alone, so that forgotten models can be freed.
@@ -96,13 +99,14 @@ class Session:
 
     def forget(self, paths: Iterable[Path]) -> None:
         """Drop the models of modules whose text, or whose neighbours' text, changed: they are built
-        again when next asked for. The frozen generation is released so that they can be collected."""
+        again when next asked for. The frozen generation is released, and no longer added to, so that
+        dropped models can be collected (freezing again would freeze them before their collection)."""
         for path in paths:
             self._forget(path.resolve())
         self._importers.clear()
-        if self._registered:
+        if self._freezing:
             gc.unfreeze()
-            self._registered = 0
+            self._freezing = False
 
     def __len__(self) -> int:
         return sum(1 for model in self._models.values() if model is not None)
