@@ -52,7 +52,7 @@ _CHEAP_LAYERS = frozenset({
     "Dense", "Dropout", "Flatten", "InputLayer", "Input", "Activation", "ReLU", "BatchNormalization",
     "LayerNormalization", "Normalization", "Rescaling", "Reshape",
 })
-# How many assignments, returns, callers and base classes a walk follows before it gives up (unknown).
+# How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
 _MAX_DEPTH = 4
 
 
@@ -242,12 +242,9 @@ class KerasModels:
 
     def _keras_of(self, node: cst.BaseExpression) -> Optional[str]:
         """Which Keras the name ``node`` is imported from, by the module it is imported from."""
-        text = dotted_text(node)
-        if text is None:
+        full = self.model.imports.qualified_chain(node)
+        if full is None:
             return None
-        qualified = self.model.imports.qualified(text.split(".")[0]) or ""
-        rest = text.partition(".")[2]
-        full = f"{qualified}.{rest}" if rest else qualified
         if full.startswith(("tensorflow", "tf_keras")):
             return "tf.keras"
         if full.startswith("keras"):

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.arguments import int_literal
-from tflint_perf.analysis.model import ClassInfo, FunctionInfo
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, lambda_parameter_names
 from tflint_perf.analysis.pipelines.consumption import ConsumerRecognition
 from tflint_perf.analysis.pipelines.sources import DATASET_METHODS, SourceRecognition, split_value
 from tflint_perf.analysis.pipelines.summaries import SummaryApplication
@@ -27,7 +27,6 @@ from tflint_perf.analysis.pipelines.syntax import (
     block_statements,
     is_self,
     is_static,
-    lambda_parameters,
     parameters,
 )
 from tflint_perf.analysis.pipelines.values import (
@@ -299,7 +298,7 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
         # Pipelines built inside a lambda (an interleave's per-file dataset) are still pipelines.
         saved = self.env
         self.env = dict(saved)
-        for param in lambda_parameters(node):
+        for param in lambda_parameter_names(node):
             self.env[param] = None
         self.eval(node.body)
         self.env = saved
@@ -364,12 +363,8 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
         return None
 
     def _class(self) -> Optional[ClassInfo]:
-        current = self.function
-        while current is not None:
-            if current.class_info is not None:
-                return current.class_info
-            current = current.parent
-        return None
+        """The class whose ``self`` this body sees (None at module level and in plain functions)."""
+        return self.function.owner if self.function is not None else None
 
 
 # What `BodyInterpreter._eval` does with each kind of expression: the first entry the node is an instance of.

@@ -17,6 +17,16 @@ import libcst as cst
 from tflint_perf.analysis.arguments import bool_literal, keyword_value, string_keyword
 from tflint_perf.analysis.pipelines.values import Collection, Pipeline, Source, State, TfdsBuilder, TupleValue, Value
 
+# Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
+PREFETCHED_SOURCES = frozenset(
+    {
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+        "keras.utils.timeseries_dataset_from_array",
+    }
+)
+# Calls that start a pipeline.
 SOURCES = frozenset(
     {
         "tf.data.Dataset.from_tensor_slices",
@@ -36,12 +46,8 @@ SOURCES = frozenset(
         "tf.data.experimental.make_csv_dataset",
         "tf.data.experimental.CsvDataset",
         "tf.data.experimental.make_batched_features_dataset",
-        "keras.utils.image_dataset_from_directory",
-        "keras.utils.text_dataset_from_directory",
-        "keras.utils.audio_dataset_from_directory",
-        "keras.utils.timeseries_dataset_from_array",
     }
-)
+) | PREFETCHED_SOURCES
 # Dataset methods that return a Dataset.
 DATASET_METHODS = frozenset(
     {
@@ -50,15 +56,6 @@ DATASET_METHODS = frozenset(
         "ragged_batch", "rebatch", "rejection_resample", "repeat", "scan", "shard", "shuffle", "skip",
         "snapshot", "sparse_batch", "take", "take_while", "unbatch", "unique", "window", "with_options",
         "map_with_legacy_function", "filter_with_legacy_function", "distribute",
-    }
-)
-# Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
-PREFETCHED_SOURCES = frozenset(
-    {
-        "keras.utils.image_dataset_from_directory",
-        "keras.utils.text_dataset_from_directory",
-        "keras.utils.audio_dataset_from_directory",
-        "keras.utils.timeseries_dataset_from_array",
     }
 )
 

@@ -1,5 +1,5 @@
-"""What the pipeline interpreter reads off LibCST nodes: the statements of a block, a function's or a
-lambda's parameters, ``self``, and a dispatch on node types that stays fast.
+"""What the pipeline interpreter reads off LibCST nodes: the statements of a block, a function's
+parameters, ``self``, and a dispatch on node types that stays fast.
 """
 
 from __future__ import annotations
@@ -55,15 +55,6 @@ def parameters(function: FunctionInfo) -> List[cst.Param]:
     """Positional and keyword parameters in order: the indices a summary's ``param`` sources use."""
     params = function.node.params
     return list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-
-
-def lambda_parameters(node: cst.Lambda) -> List[str]:
-    params = node.params
-    names = [p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            names.append(star.name.value)
-    return names
 
 
 def is_static(function: FunctionInfo) -> bool:
