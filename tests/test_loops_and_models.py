@@ -1,4 +1,5 @@
-"""The loop and model questions shared by TFP203-TFP206: analysis/loops.py and analysis/models.py."""
+"""The loop and model questions shared by TFP203-TFP206: analysis/loops.py, analysis/keras_models.py
+and analysis/tf_functions.py."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import libcst as cst
 import pytest
 
 from tflint_perf.analysis.loops import StepLoops
-from tflint_perf.analysis.models import KerasModels, TfFunctions
+from tflint_perf.analysis.keras_models import KerasModels
+from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.analyses import AnalysedModule
 
 

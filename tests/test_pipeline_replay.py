@@ -12,10 +12,10 @@ import libcst as cst
 import pytest
 
 from tests.test_pipeline_flow import FLOWS, MAP_NEGATIVES, NEGATIVES
-from tflint_perf.analysis import pipelines
 from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.names import ImportTable
 from tflint_perf.analysis.pipelines import PipelineAnalysis
+from tflint_perf.analysis.pipelines.interpreter import BodyInterpreter
 
 ROUNDS = {
     # Each helper calls the next, defined after it: every round the summaries learn one more op.
@@ -121,15 +121,15 @@ def test_replaying_changes_nothing(name, monkeypatch):
 def test_unchanged_interpretations_are_replayed(monkeypatch):
     interpreted = {True: 0, False: 0}
     for replay in (True, False):
-        original = pipelines._Run.run_function
+        original = BodyInterpreter.run_function
 
         def counting(run, replay=replay, original=original):
             interpreted[replay] += 1
             return original(run)
 
-        monkeypatch.setattr(pipelines._Run, "run_function", counting)
+        monkeypatch.setattr(BodyInterpreter, "run_function", counting)
         _analyse(ROUNDS["helpers defined before their callees"], replay, monkeypatch)
-        monkeypatch.setattr(pipelines._Run, "run_function", original)
+        monkeypatch.setattr(BodyInterpreter, "run_function", original)
     # Five rounds of four helpers interpreted every time; with replay each round interprets only
     # the helpers whose callee's summary changed in the round before.
     assert interpreted[False] == 20

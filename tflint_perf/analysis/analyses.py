@@ -15,7 +15,7 @@ from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
 from tflint_perf.analysis.effects import EffectAnalysis
 from tflint_perf.analysis.hotpaths import HotPaths
-from tflint_perf.analysis.keras_origin import KerasOrigins
+from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.layers import LayerAnalysis
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.pipelines import PipelineAnalysis
@@ -42,8 +42,8 @@ class AnalysedModule(ModuleModel):
         return PipelineAnalysis(self)
 
     @cached_property
-    def keras_models(self) -> KerasOrigins:
-        return KerasOrigins(self)
+    def keras_models(self) -> KerasModels:
+        return KerasModels(self)
 
     @cached_property
     def dataset_options(self) -> DatasetOptions:

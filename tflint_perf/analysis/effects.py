@@ -106,7 +106,7 @@ class EffectAnalysis:
                 found = foreign if isinstance(foreign, FunctionInfo) else None
             return found
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
-            owner = _owning_class(scope)
+            owner = scope.owner
             if owner is not None:
                 return owner.methods.get(expr.attr.value)
             return None
@@ -189,7 +189,7 @@ class EffectAnalysis:
             if method in _STATE_METHODS:
                 return Effects(variables=True)
             if _is_self(func.value) and scope is not None:
-                owner = _owning_class(scope)
+                owner = scope.owner
                 if owner is not None and method in owner.methods:
                     return self.of_callable(owner.methods[method], depth + 1)
                 if owner is not None and method in owner.attributes:
@@ -280,15 +280,6 @@ def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
-
-
-def _owning_class(function: FunctionInfo) -> Optional[ClassInfo]:
-    current: Optional[FunctionInfo] = function
-    while current is not None:
-        if current.class_info is not None:
-            return current.class_info
-        current = current.parent
-    return None
 
 
 __all__ = ["Effects", "EffectAnalysis", "PYTHON_CALLBACKS", "is_random_op", "FrozenSet"]

@@ -25,7 +25,7 @@ hot: its body is Python, run through a callback. Those are recorded separately.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable as CallableType, Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -34,8 +34,10 @@ from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, Module
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
+from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders
+from tflint_perf.analysis.tf_functions import tf_function_decorator, wrapped_by
 
 Callable = Union[FunctionInfo, cst.Lambda]
 
@@ -56,9 +58,7 @@ _TRACED_METHODS = (
     (frozenset({"keras.losses.Loss"}), ("call",), "a loss"),
     (frozenset({"keras.metrics.Metric"}), ("update_state",), "a metric"),
 )
-_KERAS_BASES = frozenset(
-    {"keras.Model", "keras.models.Model", "keras.Sequential", "keras.models.Sequential", "keras.layers.Layer"}
-)
+_KERAS_BASES = MODEL_CLASSES | frozenset({"keras.layers.Layer"})
 _MAX_DEPTH = 4
 
 
@@ -126,14 +126,15 @@ class HotPaths:
             if target is not None:
                 self._add_root(target, HotContext("dataset", f"a function passed to `Dataset.{op.name}`", target, True))
         for function in model.functions:
-            if any(self._decorator_name(d) == "tf.function" for d in function.node.decorators):
+            if tf_function_decorator(model, function) is not None:
                 self._add_root(function, HotContext("tf.function", f"the `tf.function` `{function.name}`", function))
         for site in model.calls:
             name = model.call_name(site.node)
-            if name == "tf.function" and site.node.args and site.node.args[0].keyword is None:
+            wrapped_function = wrapped_by(model, site.node)
+            if wrapped_function is not None:
                 if site.function is not None and _is_decorator_of(site.node, site.function):
                     continue
-                target = resolve(site.node.args[0].value, site.function)
+                target = resolve(wrapped_function, site.function)
                 if target is not None:
                     description = f"{_callable_name(target)} wrapped in `tf.function`"
                     self._add_root(target, HotContext("tf.function", description, target))
@@ -154,7 +155,7 @@ class HotPaths:
                     description = f"`{cls.name}.{method_name}`, which Keras runs as a graph"
                     self._add_root(method, HotContext("keras", description, method))
             for bases, methods, what in _TRACED_METHODS:
-                if self._derives_from(cls, bases.__contains__):
+                if derives_from(self.model, cls, bases.__contains__):
                     for method_name in methods:
                         if method_name in cls.methods:
                             method = cls.methods[method_name]
@@ -223,10 +224,6 @@ class HotPaths:
         return found
 
     # -- helpers --------------------------------------------------------------------------------
-    def _decorator_name(self, decorator: cst.Decorator) -> Optional[str]:
-        expr = decorator.decorator
-        return self.model.call_name(expr) if isinstance(expr, cst.Call) else self.model.resolve(expr)
-
     def _is_python_callback(self, function: FunctionInfo) -> bool:
         model = function.model or self.model
         return any(
@@ -234,23 +231,8 @@ class HotPaths:
             for d in function.node.decorators
         )
 
-    def _derives_from(self, cls: ClassInfo, is_base: "CallableType[[str], bool]", depth: int = 0) -> bool:
-        """``cls`` subclasses a class whose canonical name ``is_base`` accepts, directly or through
-        same-file classes."""
-        if depth > _MAX_DEPTH:
-            return False
-        for base in cls.node.bases:
-            name = self.model.resolve(base.value)
-            if name is not None and is_base(name):
-                return True
-            if isinstance(base.value, cst.Name) and base.value.value in self.model.classes:
-                parent = self.model.classes[base.value.value]
-                if parent is not cls and self._derives_from(parent, is_base, depth + 1):
-                    return True
-        return False
-
     def _is_keras_class(self, cls: ClassInfo) -> bool:
-        return self._derives_from(cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
+        return derives_from(self.model, cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
 
 
 def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:

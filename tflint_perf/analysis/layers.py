@@ -20,6 +20,7 @@ from typing import Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, int_literal, keyword_argument, keyword_value
+from tflint_perf.analysis.keras_models import FUNCTIONAL_MODEL_CLASSES, SEQUENTIAL_MODEL_CLASSES
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -57,8 +58,6 @@ HEAD_FUNCTIONS = frozenset(
         "keras.activations.log_softmax", "keras.ops.softmax", "keras.ops.sigmoid",
     }
 )
-MODEL_CONSTRUCTORS = frozenset({"keras.Model", "keras.models.Model"})
-SEQUENTIAL_CONSTRUCTORS = frozenset({"keras.Sequential", "keras.models.Sequential"})
 # Calls whose result derives from their tensor arguments (followed backwards to the layers producing them).
 _OP_PREFIXES = ("tf.", "keras.ops.", "keras.activations.", "keras.backend.", "keras.layers.")
 _MAX_DEPTH = 12
@@ -122,11 +121,11 @@ class LayerAnalysis:
             call = site.node
             name = model.call_name(call)
             where = (site.function, site.place, site.lambdas)
-            if name in MODEL_CONSTRUCTORS or (_is_super_init(call) and keyword_argument(call, "outputs") is not None):
-                outputs = argument(call, "outputs", 1 if name in MODEL_CONSTRUCTORS else None)
+            if name in FUNCTIONAL_MODEL_CLASSES or (_is_super_init(call) and keyword_argument(call, "outputs") is not None):
+                outputs = argument(call, "outputs", 1 if name in FUNCTIONAL_MODEL_CLASSES else None)
                 if outputs is not None:
                     self._trace(outputs.value, *where, 0)
-            elif name in SEQUENTIAL_CONSTRUCTORS:
+            elif name in SEQUENTIAL_MODEL_CLASSES:
                 layers = argument(call, "layers", 0)
                 if layers is not None:
                     items = self._sequence_items(layers.value, *where)

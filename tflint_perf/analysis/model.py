@@ -466,7 +466,7 @@ class ModuleModel:
         module seen from a function) every binding may reach.
         """
         for lam in lambdas:
-            if name in _lambda_parameter_names(lam):
+            if name in lambda_parameter_names(lam):
                 return None
         found_scope, bindings = self.scope_bindings(name, scope)
         if found_scope is not scope:
@@ -521,7 +521,7 @@ class ModuleModel:
         return self.imports.alias_for("tf")
 
 
-def _lambda_parameter_names(node: cst.Lambda) -> List[str]:
+def lambda_parameter_names(node: cst.Lambda) -> List[str]:
     params = node.params
     names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
     for star in (params.star_arg, params.star_kwarg):

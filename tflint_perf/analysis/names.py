@@ -193,15 +193,15 @@ class ImportTable:
         return name
 
     def _resolve(self, node: cst.BaseExpression) -> Optional[str]:
-        qualified = self._qualified_chain(node)
+        qualified = self.qualified_chain(node)
         return canonical_name(qualified) if qualified is not None else None
 
     def spelled(self, node: cst.BaseExpression) -> Optional[str]:
         """``spelled_name`` of a Name/Attribute chain rooted at an import, else None."""
-        qualified = self._qualified_chain(node)
+        qualified = self.qualified_chain(node)
         return spelled_name(qualified) if qualified is not None else None
 
-    def _qualified_chain(self, node: cst.BaseExpression) -> Optional[str]:
+    def qualified_chain(self, node: cst.BaseExpression) -> Optional[str]:
         """The fully qualified dotted name of a Name/Attribute chain rooted at an import, else None."""
         text = dotted_text(node)
         if text is None:

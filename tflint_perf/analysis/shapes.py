@@ -24,7 +24,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, bool_literal
 from tflint_perf.analysis.generators import declared_shapes
 from tflint_perf.analysis.model import CallSite, ModuleModel
-from tflint_perf.analysis.pipeline_values import State
+from tflint_perf.analysis.pipelines.values import State
 
 SHAPE_KEEPING = frozenset({"prefetch", "repeat", "take", "skip", "shuffle", "cache", "with_options", "shard", "filter"})
 _IN_MEMORY = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors", "tf.data.Dataset.range"})

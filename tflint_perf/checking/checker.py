@@ -16,6 +16,7 @@ from tflint_perf.checking.results import FileResult, Mode  # noqa: F401 - define
 from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, IO_ERROR, SYNTAX_ERROR, Diagnostic, Location, input_error
 from tflint_perf.checking.discovery import relative_to_root
 from tflint_perf.checking.engine import InternalError, ParseError, check_text, parse
+from tflint_perf.checking.workspace import workspace_for
 from tflint_perf.fixes.fixer import FixOutcome, fix_text
 from tflint_perf.text.noqa import Suppressions
 from tflint_perf.text.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError, load_document
@@ -122,7 +123,9 @@ def _run(result: FileResult, text: str, settings: Settings, codes: Set[str], mod
     """As ``_check``, but a text that does not parse raises ParseError."""
 
     def check(current: str) -> List[Diagnostic]:
-        return check_text(current, result.name, settings, codes, path=path, project_root=settings.root)
+        if path is None:
+            return check_text(current, result.name, settings, codes)
+        return workspace_for(path, settings.root).check_text(current, result.name, settings, codes, path=path)
 
     try:
         if SYNTAX_ERROR[0] in codes and not codes - INPUT_ERROR_CODES and may_have_findings(text):

@@ -10,6 +10,7 @@ import libcst as cst
 
 from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.model import ModuleModel
+from tflint_perf.project.session import Session
 from tflint_perf.checking.config import Settings
 from tflint_perf.text.diagnostics import Diagnostic, Edit, Finding, Fix, Location
 from tflint_perf.text.noqa import Suppressions
@@ -34,14 +35,13 @@ def check_text(
     apply_noqa: bool = True,
     tree: Optional[ast.Module] = None,
     path: Optional[Path] = None,
-    project_root: Optional[Path] = None,
+    session: Optional[Session] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
 
-    ``path``, the file's real path, puts the check in its project (``tflint_perf.project.index``): imported
-    first-party modules and the modules importing this one are read as well (never run), and only
-    findings located in this file are returned. ``project_root`` is where to stop looking for the
-    project when no marker (``pyproject.toml``, ``.git``...) is found above the file.
+    ``session``, the project's session of module models (``checking/workspace.py`` owns it), puts the
+    check in its project: the module at ``path`` (its real path) is read with the first-party modules it
+    imports and those importing it (never run), and only findings located in this file are returned.
 
     With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
     does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
@@ -54,12 +54,13 @@ def check_text(
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
-    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, project_root)
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, session)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
-           tree: Optional[ast.Module], path: Optional[Path], project_root: Optional[Path]) -> List[Diagnostic]:
-    session = _session(path, project_root)
+           tree: Optional[ast.Module], path: Optional[Path], session: Optional[Session]) -> List[Diagnostic]:
+    if path is None:
+        session = None
     model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
     module = model.module if model is not None else parse_in_thread(text)
     try:
@@ -84,19 +85,6 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
     if not apply_noqa:
         return [d for d in diagnostics if not suppressions.suppressed_by_own_directive(d.code)]
     return [d for d in diagnostics if not suppressions.suppressed(d.code, d.location.row)]
-
-
-def _session(path: Optional[Path], project_root: Optional[Path]):
-    """The session of the file's project, when its path is known (the module is then read with the
-    modules it imports and the modules importing it)."""
-    if path is None:
-        return None
-    from tflint_perf.project.session import session_for
-    from tflint_perf.project.index import project_for
-
-    project = project_for(path, project_root)
-    # A file that imports no first-party module and that none imports is checked on its own, at no extra cost.
-    return session_for(project, parse_first_party) if project.has_edges(path) else None
 
 
 def parse_first_party(path: Path, text: str) -> Optional[cst.Module]:

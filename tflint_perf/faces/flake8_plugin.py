@@ -67,6 +67,7 @@ class Plugin:
         from tflint_perf.checking.config import ConfigError
         from tflint_perf.checking.discovery import relative_to_root
         from tflint_perf.checking.engine import InternalError, ParseError, check_text
+        from tflint_perf.checking.workspace import workspace_for
 
         settings = settings_for(self.filename)
         if isinstance(settings, ConfigError):
@@ -74,9 +75,13 @@ class Plugin:
                      type(self))]
         codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
         try:
-            path = Path(self.filename) if self.filename not in ("-", "stdin") else None
-            diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree,
-                                     path=path, project_root=settings.root)
+            if self.filename in ("-", "stdin"):
+                diagnostics = check_text(text, self.filename, settings, codes, apply_noqa=False, tree=self.tree)
+            else:
+                # One workspace per project and process: modules another file imports are modelled once.
+                path = Path(self.filename)
+                diagnostics = workspace_for(path, settings.root).check_text(
+                    text, self.filename, settings, codes, path=path, apply_noqa=False, tree=self.tree)
         except ParseError as problem:
             LOG.info("tflint-perf did not check %s: %s", self.filename, problem)
             return []

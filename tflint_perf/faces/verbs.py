@@ -160,10 +160,12 @@ def watch(args: argparse.Namespace, check: Callable[[argparse.Namespace], int]) 
         return 2
     args.watch = False  # the checks below are plain checks
 
-    def once() -> None:
-        from tflint_perf.project.session import forget_projects
+    def once(changed: Optional[Sequence[str]] = None) -> None:
+        if changed is not None:
+            from tflint_perf.checking.workspace import refresh_workspaces
 
-        forget_projects()  # files changed: the next check reads the project afresh
+            # The workspaces live on: only the changed files and the modules around them are analysed again.
+            refresh_workspaces(Path(path) for path in changed)
         check(args)
         sys.stdout.flush()
         print("Watching for file changes.", file=sys.stderr, flush=True)
@@ -175,7 +177,7 @@ def watch(args: argparse.Namespace, check: Callable[[argparse.Namespace], int]) 
         watch_filter=lambda change, path: path.endswith(WATCHED_SUFFIXES),
         raise_interrupt=False,
     )
-    for _ in changes:
+    for batch in changes:
         print("File change detected...", file=sys.stderr, flush=True)
-        once()
+        once([path for _, path in batch])
     return 0

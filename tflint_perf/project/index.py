@@ -114,12 +114,78 @@ class Project:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        # Texts that stand in for a file's content on disk (an editor's unsaved buffer).
+        self._overlays: Dict[Path, str] = {}
+        # The stat (mtime_ns, size) of each file when its text was read from disk, to tell a change.
+        self._stamps: Dict[Path, Tuple[int, int]] = {}
         self._files: Optional[List[Path]] = None
         self._scans: Dict[Path, List[ImportRef]] = {}
         self._importers: Optional[Dict[Path, List[Path]]] = None
         self._pipeline_text: Dict[Path, bool] = {}
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
         self._reachable: Dict[Path, FrozenSet[Path]] = {}
+
+    # -- texts ------------------------------------------------------------------------------------
+    def text_of(self, path: Path) -> str:
+        """The module's text: the overlay set for it, else the file on disk (stamped, so that
+        ``changed_on_disk`` can tell when it was edited)."""
+        overlay = self._overlays.get(path)
+        if overlay is not None:
+            return overlay
+        stamp = _stamp(path)
+        if stamp is not None:
+            self._stamps[path] = stamp
+        return read_text(path)
+
+    def digest_of(self, path: Path) -> bytes:
+        """The content digest of the module (of its overlay, when one is set)."""
+        overlay = self._overlays.get(path)
+        if overlay is not None:
+            return hashlib.blake2b(overlay.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        return _file_digest(path)
+
+    def set_overlay(self, path: Path, text: Optional[str]) -> Set[Path]:
+        """Use ``text`` as the module's content from now on (None: the file on disk again). Returns
+        the modules whose analyses may depend on it, before and after the change (``affected_by``)."""
+        path = _resolved(path)
+        before = self.affected_by(path)
+        if text is None:
+            self._overlays.pop(path, None)
+        else:
+            self._overlays[path] = text
+        self.forget(path)
+        return before | self.affected_by(path)
+
+    def changed_on_disk(self) -> List[Path]:
+        """The files read from disk whose stat differs from when they were read (edited, or removed)."""
+        return [path for path, stamp in self._stamps.items() if path not in self._overlays and _stamp(path) != stamp]
+
+    def forget(self, path: Path) -> None:
+        """Drop what is known of one file (its imports, its text's traits); the edges around it are
+        recomputed on the next question. A file created or deleted also changes the file list."""
+        self._scans.pop(path, None)
+        self._dependencies.pop(path, None)
+        self._pipeline_text.pop(path, None)
+        self._stamps.pop(path, None)
+        _DIGESTS.pop(path, None)
+        self._importers = None
+        self._reachable.clear()
+        exists = path in self._overlays or path.exists()
+        if self._files is not None and exists != (path in self._files):
+            self._files = None  # a file created or deleted: list the project and resolve imports again
+            _module_file.cache_clear()
+
+    def affected_by(self, path: Path) -> Set[Path]:
+        """The modules whose findings may depend on ``path``'s content: itself, the modules it imports
+        (their analyses read what it does with them), and its importers two levels up (they apply
+        its summaries): the inverse of ``neighbourhood_digest``'s neighbourhood."""
+        path = _resolved(path)
+        found: Set[Path] = {path, *self.dependencies(path)}
+        frontier = [path]
+        for _ in range(2):
+            frontier = [importer for file in frontier for importer in self.importers_of(file) if importer not in found]
+            found.update(frontier)
+        return found
 
     # -- files and edges ------------------------------------------------------------------------
     def files(self) -> List[Path]:
@@ -138,10 +204,10 @@ class Project:
         return self._files
 
     def imports_of(self, path: Path) -> List[ImportRef]:
-        """A file's imports, read once per run (a Project lives for one run; ``forget_index`` between runs)."""
+        """A file's imports, read once and kept until the file is ``forget``-ten (changed)."""
         known = self._scans.get(path)
         if known is None:
-            text = read_text(path)
+            text = self.text_of(path)
             if path.suffix == ".ipynb":
                 text = notebook_code(text)
             known = self._scans[path] = imports_in_text(text) if "import" in text else []
@@ -191,7 +257,7 @@ class Project:
         """A cheap test before modelling a module for its pipelines: does its text mention tf.data at all."""
         known = self._pipeline_text.get(path)
         if known is None:
-            known = self._pipeline_text[path] = _PIPELINE_TEXT.search(read_text(path)) is not None
+            known = self._pipeline_text[path] = _PIPELINE_TEXT.search(self.text_of(path)) is not None
         return known
 
     def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:
@@ -209,7 +275,7 @@ class Project:
                     if target[1] is not None:
                         hit = target[1] in names
                     else:
-                        text = read_text(importer) if text is None else text
+                        text = self.text_of(importer) if text is None else text
                         hit = any(f".{name}" in text for name in names)
                     if hit and importer not in found:
                         found.append(importer)
@@ -245,7 +311,7 @@ class Project:
         digest = hashlib.blake2b(digest_size=16)
         for file in sorted(around):
             digest.update(str(file).encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(_file_digest(file) + b"\0")
+            digest.update(self.digest_of(file) + b"\0")
         return digest.hexdigest()
 
     # -- names ------------------------------------------------------------------------------------
@@ -304,6 +370,14 @@ def read_text(path: Path) -> str:
 
 
 _DIGESTS: Dict[Path, Tuple[Tuple[int, int], bytes]] = {}
+
+
+def _stamp(path: Path) -> Optional[Tuple[int, int]]:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
 
 
 def _file_digest(path: Path) -> bytes:

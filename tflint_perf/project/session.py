@@ -1,6 +1,6 @@
 """A run's view of a project: its modules, each modelled once, and what they say of each other.
 
-A ``Session`` (one per project and process) holds the model of every first-party module the run has
+A ``Session`` (one per project workspace, checking/workspace.py) holds the model of every first-party module the run has
 needed: the files checked (``adopt``: the engine's parse, reused while the content is the same) and
 the modules they import or are imported by (``model_for``, parsed on demand). Because every module
 resolves another's names through the same session, a pipeline state built in ``data.py`` and fitted
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
@@ -28,7 +28,7 @@ import libcst as cst
 
 from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
-from tflint_perf.project.index import MAX_IMPORTERS, MAX_MODULES, Project, forget_index, read_text
+from tflint_perf.project.index import MAX_IMPORTERS, MAX_MODULES, Project
 
 Definition = Union[FunctionInfo, ClassInfo]
 # How a first-party module's text becomes a tree: handed in by the checking layer (it knows notebooks,
@@ -39,7 +39,7 @@ _MAX_TREES = 256  # parsed neighbours kept between the checks of one run (trees 
 
 
 class Session:
-    """The run's view of one project: each module modelled once (the checked ones and those they
+    """A workspace's view of one project: each module modelled once (the checked ones and those they
     import or are imported by alike), so a module's analyses are computed once per process and every
     module resolves another's names to the same objects."""
 
@@ -51,6 +51,10 @@ class Session:
         self._building: Set[Tuple[int, str]] = set()  # (model id, analysis) under construction
         self._importers: Dict[Tuple[Path, FrozenSet[str]], List[ModuleModel]] = {}
         self._registered = 0
+        # Freeze long-lived models while the session is first filled (a run); once modules are updated
+        # (a workspace that outlives edits), dropped models must be collectable, so freezing stops.
+        self._freezing = True
+        self.builds: Counter = Counter()  # how often each module was modelled: what a change costs
 
     def known(self, path: Path, text: str) -> Optional[ModuleModel]:
         """The model already built for this content of the module, if any (its analyses are reused)."""
@@ -75,12 +79,13 @@ class Session:
         return model
 
     def _register(self, model: ModuleModel, path: Path, digest: bytes) -> None:
+        self.builds[path] += 1
         model.session = self
         model.path = path
         self._models[path] = model
         self._digests[path] = digest
         self._registered += 1
-        if self._registered <= MAX_MODULES:
+        if self._freezing and self._registered <= MAX_MODULES:
             # The models kept for the run are long-lived: without this, every full collection walks all of
             # their trees again (measured: twice the CPU of a run on tf-models-official). Past the bound, the
             # collector is left alone, so that forgotten models can be freed.
@@ -92,10 +97,24 @@ class Session:
         self._models.pop(path, None)
         self._digests.pop(path, None)
 
+    def forget(self, paths: Iterable[Path]) -> None:
+        """Drop the models of modules whose text, or whose neighbours' text, changed: they are built
+        again when next asked for. The frozen generation is released, and no longer added to, so that
+        dropped models can be collected (freezing again would freeze them before their collection)."""
+        for path in paths:
+            self._forget(path.resolve())
+        self._importers.clear()
+        if self._freezing:
+            gc.unfreeze()
+            self._freezing = False
+
+    def __len__(self) -> int:
+        return sum(1 for model in self._models.values() if model is not None)
+
     # -- modules ----------------------------------------------------------------------------------
     def model_for(self, path: Path) -> Optional[ModuleModel]:
         if path not in self._models:
-            text = read_text(path)
+            text = self.project.text_of(path)
             tree = _tree(path, text, self.parse)
             if tree is None:
                 self._models[path] = None
@@ -183,17 +202,6 @@ class Session:
             self._building.discard(key)
 
 
-_SESSIONS: Dict[Path, Session] = {}
-
-
-def session_for(project: Project, parse: ParseModule) -> Session:
-    """The run's session for a project (one per project and process)."""
-    session = _SESSIONS.get(project.root)
-    if session is None or session.project is not project:
-        session = _SESSIONS[project.root] = Session(project, parse)
-    return session
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -213,10 +221,4 @@ def _tree(path: Path, text: str, parse: ParseModule) -> Optional[cst.Module]:
 
 def forget_trees() -> None:
     _TREES.clear()
-    _SESSIONS.clear()
 
-
-def forget_projects() -> None:
-    """Drop every memoised project, path, tree and session (files changed: a watch loop, a test)."""
-    forget_index()
-    forget_trees()

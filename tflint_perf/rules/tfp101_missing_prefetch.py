@@ -7,7 +7,7 @@ from typing import Iterable, Set
 import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.pipeline_values import State
+from tflint_perf.analysis.pipelines.values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes.building import append_op, autotune

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.pipelines import is_trivial_function
+from tflint_perf.analysis.pipelines.predicates import is_trivial_function
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument

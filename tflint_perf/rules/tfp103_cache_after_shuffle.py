@@ -7,7 +7,7 @@ from typing import Iterable, Optional, Sequence
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.pipeline_values import Op, State, maximal
+from tflint_perf.analysis.pipelines.values import Op, State, maximal
 from tflint_perf.fixes.chain_edits import move_before
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span

@@ -6,7 +6,7 @@ from typing import Iterable, Optional, Tuple
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.elementwise import EXACT, per_batch
-from tflint_perf.analysis.pipeline_values import Op, maximal
+from tflint_perf.analysis.pipelines.values import Op, maximal
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.fixes.chain_edits import move_before

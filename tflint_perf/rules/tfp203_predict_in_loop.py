@@ -9,7 +9,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
-from tflint_perf.analysis.models import KerasModels
+from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose

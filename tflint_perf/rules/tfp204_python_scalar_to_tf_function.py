@@ -9,7 +9,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import keyword_argument
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
-from tflint_perf.analysis.models import TfFunctions
+from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.values import PYTHON, ValueKinds

@@ -10,7 +10,8 @@ import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
-from tflint_perf.analysis.models import KerasModels, TfFunctions
+from tflint_perf.analysis.keras_models import KerasModels
+from tflint_perf.analysis.tf_functions import TfFunctions, wrapped_by
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.values import literal_value
@@ -202,13 +203,14 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         model = context.model
         for site in model.calls:
             call = site.node
-            if model.call_name(call) != "tf.function" or not call.args or call.args[0].keyword is not None:
+            wrapped = wrapped_by(model, call)
+            if wrapped is None:
                 continue
             if site.function is not None and any(d.decorator is call for d in site.function.node.decorators):
                 continue
             lexical = loops.lexical(site)
             if site.loops:
-                if len(lexical) != len(site.loops) or self._captures(model, loops, site, call.args[0].value, lexical):
+                if len(lexical) != len(site.loops) or self._captures(model, loops, site, wrapped, lexical):
                     continue
                 where = "in a loop"
                 scope_calls = [s for s in loops.calls_in(lexical[-1])]

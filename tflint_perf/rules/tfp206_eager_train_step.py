@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops
-from tflint_perf.analysis.models import TfFunctions
+from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit

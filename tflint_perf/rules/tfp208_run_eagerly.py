@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_argument
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.keras_origin import is_debug_guarded, module_trains
+from tflint_perf.analysis.debugging import is_debug_guarded, module_trains
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes.building import remove_argument, remove_statement

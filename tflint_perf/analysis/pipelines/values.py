@@ -1,7 +1,7 @@
 """The values the tf.data pipeline interpreter computes, and how they join.
 
 A Dataset value is a set of possible *states*; a state is a source plus the ops applied to it, in
-order. ``join`` is the may-analysis' merge of two branches. See ``pipelines.py`` for the interpreter.
+order. ``join`` is the may-analysis' merge of two branches. ``interpreter.py`` computes them.
 """
 
 from __future__ import annotations

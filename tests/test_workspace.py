@@ -1,0 +1,155 @@
+"""The long-lived workspace: a project's models and results kept between checks, updated file by file."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tflint_perf.checking import workspace as workspace_module
+from tflint_perf.checking.config import Settings
+from tflint_perf.checking.workspace import Workspace, forget_workspaces, workspace_for
+
+HELPER = """\
+import tensorflow as tf
+
+
+def load(files):
+    return tf.data.TFRecordDataset(files)
+"""
+# The same helper, no longer returning a pipeline: `ds.map` in the importer is then not `Dataset.map`.
+HELPER_WITHOUT_PIPELINE = """\
+import tensorflow as tf
+
+
+def load(files):
+    return sorted(files)
+"""
+TRAIN = """\
+import tensorflow as tf
+
+from pkg.helpers import load
+
+
+def decode(record):
+    return tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([], tf.float32)})
+
+
+def main(files, model):
+    ds = load(files)
+    ds = ds.map(decode).batch(32).prefetch(tf.data.AUTOTUNE)
+    model.fit(ds, epochs=10)
+"""
+METRICS = """\
+import tensorflow as tf
+
+
+def make(files):
+    return tf.data.TFRecordDataset(files).map(tf.io.decode_raw)
+"""
+EVALUATE = """\
+import tensorflow as tf
+
+from pkg.metrics import make
+
+
+def train(files, model):
+    model.fit(make(files).batch(64), epochs=3)
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    forget_workspaces()
+    files = {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/helpers.py": HELPER, "train.py": TRAIN,
+             "pkg/metrics.py": METRICS, "evaluate.py": EVALUATE}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    yield tmp_path
+    forget_workspaces()
+
+
+def findings(workspace: Workspace, root: Path, name: str):
+    path = root / name
+    text = workspace.project.text_of(path.resolve())
+    return [(d.code, d.location.row) for d in workspace.check_text(text, name, Settings(root=root), path=path)]
+
+
+def test_an_update_in_memory_changes_the_importers_findings_and_nothing_else(project):
+    workspace = workspace_for(project / "train.py", project)
+    assert findings(workspace, project, "train.py") == [("TFP102", 12)]
+    assert findings(workspace, project, "pkg/metrics.py") == [("TFP102", 5)]
+    assert findings(workspace, project, "evaluate.py") == []
+    before = workspace.builds()
+    checks = workspace.checks_run
+    on_disk = (project / "pkg/helpers.py").read_bytes()
+
+    affected = workspace.update(project / "pkg/helpers.py", HELPER_WITHOUT_PIPELINE)
+
+    assert {path.relative_to(project.resolve()).as_posix() for path in affected} == {"pkg/helpers.py", "train.py"}
+    assert findings(workspace, project, "train.py") == []  # `load` no longer returns a Dataset
+    assert (project / "pkg/helpers.py").read_bytes() == on_disk  # the disk was never touched
+    # The unrelated modules are neither modelled nor checked again: their models and results are reused.
+    assert findings(workspace, project, "pkg/metrics.py") == [("TFP102", 5)]
+    assert findings(workspace, project, "evaluate.py") == []
+    after = workspace.builds()
+    for unrelated in ("pkg/metrics.py", "evaluate.py"):
+        path = (project / unrelated).resolve()
+        assert after[path] == before[path] == 1
+    assert after[(project / "train.py").resolve()] == 2
+    assert workspace.checks_run == checks + 1  # only train.py ran its rules again
+
+
+def test_an_overlay_removed_is_the_file_on_disk_again(project):
+    workspace = workspace_for(project / "train.py", project)
+    workspace.update(project / "pkg/helpers.py", HELPER_WITHOUT_PIPELINE)
+    assert findings(workspace, project, "train.py") == []
+    workspace.update(project / "pkg/helpers.py", None)
+    assert findings(workspace, project, "train.py") == [("TFP102", 12)]
+
+
+def test_refresh_takes_in_a_file_edited_on_disk(project):
+    workspace = workspace_for(project / "train.py", project)
+    assert findings(workspace, project, "train.py") == [("TFP102", 12)]
+    helper = project / "pkg/helpers.py"
+    helper.write_text(HELPER_WITHOUT_PIPELINE)
+    stat = helper.stat()
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # a later save, whatever the clock
+    affected = workspace.refresh()
+    assert helper.resolve() in affected
+    assert findings(workspace, project, "train.py") == []
+
+
+def test_one_workspace_per_project_root(project, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")
+    (other / "pyproject.toml").write_text("")
+    (other / "train.py").write_text(TRAIN)
+    first = workspace_for(project / "train.py", project)
+    assert workspace_for(project / "pkg" / "helpers.py", project) is first
+    assert workspace_for(other / "train.py", other) is not first
+
+
+def test_results_are_bounded(project, monkeypatch):
+    monkeypatch.setattr(workspace_module, "MAX_RESULTS", 3)
+    workspace = workspace_for(project / "train.py", project)
+    for version in range(6):
+        text = TRAIN + f"\nVERSION = {version}\n"
+        workspace.check_text(text, "train.py", Settings(root=project), path=project / "train.py")
+    assert workspace.memory()["results"] == 3
+
+
+def test_a_module_without_first_party_edges_is_checked_on_its_own(project):
+    (project / "alone.py").write_text(textwrap.dedent("""\
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(["a"]).map(tf.io.decode_raw).batch(8)
+        for batch in ds:
+            pass
+    """))
+    workspace = workspace_for(project / "alone.py", project)
+    assert not workspace.project.has_edges(project / "alone.py")
+    first = findings(workspace, project, "alone.py")
+    assert findings(workspace, project, "alone.py") == first
+    assert workspace.builds()[project / "alone.py"] == 1  # the second check was answered from memory

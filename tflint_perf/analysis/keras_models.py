@@ -1,0 +1,319 @@
+"""Keras models as values: whether an expression holds one, which Keras it comes from, and the one
+constructor that built it. ``model.keras_models``.
+
+An expression counts as a model only when the analysis can see where it comes from: a call of a Keras
+model class or loader, a same-file subclass of a model class, a same-file function whose every
+``return`` is a model, or a name / ``self.attr`` whose every reaching assignment is one of those.
+Anything else (an imported helper's result, an unresolved call) is unknown, and rules stay silent.
+
+Two questions, asked by different rules, take different evidence:
+
+- ``is_model`` / ``builds_model`` (the loop rules, TFP203 and TFP205) also accept a parameter that
+  every same-file caller passes a model for, a Keras callback's ``self.model``, a ``keras_hub``
+  preset and a method returning a model (``self._build()``): a ``predict`` in a loop is worth
+  reporting whoever built the model.
+- ``origin`` (TFP208, TFP209, TFP402) says which Keras: ``"tf.keras"`` (``tensorflow.keras``,
+  ``tf_keras``, ``tf.compat.v1.keras``) or ``"keras"`` (the standalone package, whose version the
+  linter cannot know). It follows only what names that package: a constructor or loader, a subclass,
+  a same-file factory, assignments.
+
+``derives_from`` is the one base-class walk: Keras model classes here, every Keras class the hot
+paths care about (layers, losses, metrics, schedules) in ``analysis/hotpaths.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.names import dotted_text
+
+# Canonical names. A call of a model class builds a model; a subclass of one is a model class.
+FUNCTIONAL_MODEL_CLASSES = frozenset({"keras.Model", "keras.models.Model"})
+SEQUENTIAL_MODEL_CLASSES = frozenset({"keras.Sequential", "keras.models.Sequential"})
+MODEL_CLASSES = FUNCTIONAL_MODEL_CLASSES | SEQUENTIAL_MODEL_CLASSES
+# Functions that return a model they load, copy or rebuild.
+MODEL_LOADERS = frozenset({
+    "keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model",
+    "keras.models.model_from_json", "keras.models.model_from_config",
+})
+# What `builds_model` accepts by name (with `keras.applications.*` models).
+MODEL_CONSTRUCTORS = MODEL_CLASSES | MODEL_LOADERS
+# What `origin` accepts by name: also `model_from_yaml`, which `builds_model` has never known.
+ORIGIN_MODEL_FACTORIES = MODEL_CONSTRUCTORS | frozenset({"keras.models.model_from_yaml"})
+_APPLICATIONS = "keras.applications."
+_CALLBACK_BASES = frozenset({"keras.callbacks.Callback"})
+_HUB_PACKAGES = frozenset({"keras_hub", "keras_nlp", "keras_cv"})
+# Layers that cost little per example: a short stack of them (Dense layers not too wide) is a small MLP.
+_CHEAP_LAYERS = frozenset({
+    "Dense", "Dropout", "Flatten", "InputLayer", "Input", "Activation", "ReLU", "BatchNormalization",
+    "LayerNormalization", "Normalization", "Rescaling", "Reshape",
+})
+# How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
+_MAX_DEPTH = 4
+
+
+def derives_from(model: ModuleModel, cls: ClassInfo, is_base: Callable[[str], bool], depth: int = 0) -> bool:
+    """``cls`` subclasses a class whose canonical name ``is_base`` accepts, directly or through
+    same-file classes."""
+    return _first_base(model, cls, is_base, depth) is not None
+
+
+def _first_base(model: ModuleModel, cls: ClassInfo, is_base: Callable[[str], bool],
+                depth: int) -> Optional[cst.BaseExpression]:
+    """The first base expression, depth first through same-file parents, whose canonical name
+    ``is_base`` accepts: the one that says which package the class comes from."""
+    if depth > _MAX_DEPTH:
+        return None
+    for base in cls.node.bases:
+        name = model.resolve(base.value)
+        if name is not None and is_base(name):
+            return base.value
+        if isinstance(base.value, cst.Name) and base.value.value in model.classes:
+            parent = model.classes[base.value.value]
+            if parent is not cls:
+                found = _first_base(model, parent, is_base, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+class KerasModels:
+    """Is an expression a Keras model, which Keras, which constructor built it (the module's docstring
+    says what evidence each question takes)."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._returns: Dict[FunctionInfo, bool] = {}
+
+    # -- is it a model (the loop rules) ------------------------------------------------------------
+    def is_model_site(self, expr: cst.BaseExpression, site: CallSite) -> bool:
+        return self.is_model(expr, site.function, site.place)
+
+    def is_model(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place, depth: int = 0) -> bool:
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            return self.builds_model(expr, depth)
+        if isinstance(expr, cst.Name):
+            bindings = self.model.reaching(expr.value, scope, place)
+            if not bindings:
+                return False
+            return all(self._binding_is_model(b, depth + 1) for b in bindings)
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value):
+            owner = scope.owner if scope is not None else None
+            if owner is not None and expr.attr.value == "model" and self._is_callback_class(owner):
+                return True  # Keras sets a callback's `self.model` to the model being trained
+            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            return bool(values) and all(isinstance(v, cst.Call) and self.builds_model(v, depth + 1) for v in values)
+        return False
+
+    def builds_model(self, call: cst.Call, depth: int = 0) -> bool:
+        """The call returns a new (or loaded) Keras model."""
+        model = self.model
+        name = model.call_name(call)
+        if name is not None:
+            return name in MODEL_CONSTRUCTORS or _is_application_model(name)
+        if self._is_hub_preset(call):
+            return True
+        if isinstance(call.func, cst.Name) and call.func.value in model.classes:
+            return self.is_model_class(model.classes[call.func.value])
+        target = model.call_graph.callee(call)
+        return target is not None and self.returns_model(target, depth + 1)
+
+    def returns_model(self, function: FunctionInfo, depth: int = 0) -> bool:
+        """Every ``return`` of a same-file function gives a Keras model (and there is one)."""
+        if depth > _MAX_DEPTH:
+            return False
+        if function not in self._returns:
+            self._returns[function] = False  # recursion guard
+            values = [r.node.value for r in function.returns]
+            self._returns[function] = bool(values) and all(
+                v is not None and self.is_model(v, function, r.place, depth + 1)
+                for v, r in zip(values, function.returns)
+            )
+        return self._returns[function]
+
+    def is_model_class(self, cls: ClassInfo, depth: int = 0) -> bool:
+        return derives_from(self.model, cls, MODEL_CLASSES.__contains__, depth)
+
+    def _binding_is_model(self, binding: Binding, depth: int) -> bool:
+        if binding.kind == "assign" and binding.value is not None:
+            return self.is_model(binding.value, binding.scope, binding.place, depth)
+        if binding.kind == "param" and binding.scope is not None:
+            return self._argument_is_model(binding.scope, binding.name, depth)
+        return False
+
+    def _argument_is_model(self, function: FunctionInfo, param: str, depth: int) -> bool:
+        """Every same-file call of ``function`` passes a Keras model for ``param`` (and there is one)."""
+        if depth > _MAX_DEPTH:
+            return False
+        callers = self.model.call_graph.callers(function)
+        if not callers:
+            return False
+        params = function.node.params
+        positional = [p.name.value for p in [*params.posonly_params, *params.params]]
+        if function.is_method and positional:
+            positional = positional[1:]
+        for site in callers:
+            value: Optional[cst.BaseExpression] = None
+            for index, arg in enumerate(site.node.args):
+                if arg.star:
+                    return False
+                if arg.keyword is not None and arg.keyword.value == param:
+                    value = arg.value
+                elif arg.keyword is None and index < len(positional) and positional[index] == param:
+                    value = arg.value
+            if value is None or not self.is_model(value, site.function, site.place, depth + 1):
+                return False
+        return True
+
+    def _is_callback_class(self, cls: ClassInfo) -> bool:
+        return any(self.model.resolve(base.value) in _CALLBACK_BASES for base in cls.node.bases)
+
+    def _is_hub_preset(self, call: cst.Call) -> bool:
+        """``keras_hub.models.X.from_preset(...)`` (also keras_nlp, keras_cv)."""
+        text = dotted_text(call.func) or ""
+        root = text.split(".", 1)[0]
+        if not text.endswith(".from_preset") or root not in _HUB_PACKAGES or ".models." not in text:
+            return False
+        bindings = self.model.bindings.get(None, {}).get(root, [])
+        return bool(bindings) and all(b.kind == "import" for b in bindings)
+
+    # -- which Keras ----------------------------------------------------------------------------------
+    def origin(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+               lambdas: Tuple[cst.Lambda, ...] = ()) -> Optional[str]:
+        """``"tf.keras"`` or ``"keras"`` when ``expr`` is certainly a Keras model, else None."""
+        origins = self._origins(expr, scope, place, lambdas, 0)
+        if not origins or None in origins or len(set(origins)) != 1:
+            return None
+        return origins[0]
+
+    def _origins(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                 lambdas: Tuple[cst.Lambda, ...], depth: int) -> List[Optional[str]]:
+        """The Keras of every model ``expr`` may hold; None for any source that is not known to be one."""
+        if depth > _MAX_DEPTH:
+            return [None]
+        model = self.model
+        if isinstance(expr, cst.Call):
+            name = model.call_name(expr)
+            if name is not None and (name in ORIGIN_MODEL_FACTORIES or _is_application_module_member(name)):
+                return [self._keras_of(expr.func)]
+            if isinstance(expr.func, cst.Name):
+                function = model.lookup_function(expr.func.value, scope)
+                cls = model.classes.get(expr.func.value)
+                if cls is not None and function is None:
+                    base = _first_base(model, cls, MODEL_CLASSES.__contains__, depth + 1)
+                    return [self._keras_of(base) if base is not None else None]
+                if function is not None:
+                    if not function.returns or any(ret.node.value is None for ret in function.returns):
+                        return [None]
+                    found: List[Optional[str]] = []
+                    for ret in function.returns:
+                        found += self._origins(ret.node.value, function, ret.place, (), depth + 1)
+                    return found
+            return [None]
+        if isinstance(expr, cst.Name):
+            bindings = model.reaching(expr.value, scope, place, lambdas)
+            if not bindings:
+                return [None]
+            found = []
+            for binding in bindings:
+                found += self._binding_origins(binding, depth)
+            return found
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None and scope.owner is not None:
+            values = scope.owner.attributes.get(expr.attr.value)
+            if not values:
+                return [None]
+            found = []
+            for value in values:
+                # Assigned in some method: followed as if at module level, so a name there is unknown.
+                found += [None] if isinstance(value, cst.Name) else self._origins(value, None, _AFTER_EVERYTHING, (), depth + 1)
+            return found
+        return [None]
+
+    def _binding_origins(self, binding: Binding, depth: int) -> List[Optional[str]]:
+        if binding.kind != "assign" or binding.value is None:
+            return [None]
+        return self._origins(binding.value, binding.scope, binding.place, (), depth + 1)
+
+    def _keras_of(self, node: cst.BaseExpression) -> Optional[str]:
+        """Which Keras the name ``node`` is imported from, by the module it is imported from."""
+        full = self.model.imports.qualified_chain(node)
+        if full is None:
+            return None
+        if full.startswith(("tensorflow", "tf_keras")):
+            return "tf.keras"
+        if full.startswith("keras"):
+            return "keras"
+        return None
+
+    # -- the constructor ------------------------------------------------------------------------------
+    def constructor(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                    lambdas: Tuple[cst.Lambda, ...] = ()) -> Optional[cst.Call]:
+        """The one model-class call a name is bound to where it is used, else None."""
+        if not isinstance(expr, cst.Name):
+            return None
+        bindings = self.model.reaching(expr.value, scope, place, lambdas)
+        if not bindings or len(bindings) != 1:
+            return None
+        value = bindings[0].value
+        if bindings[0].kind != "assign" or not isinstance(value, cst.Call):
+            return None
+        return value if self.model.call_name(value) in MODEL_CLASSES else None
+
+    def is_small_mlp(self, constructor: cst.Call) -> bool:
+        """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units
+        given as literals, Dropout, normalisation, reshaping), with at least one hidden Dense layer: a
+        model whose step costs less than the Python work around it. A lone Dense layer (a linear or
+        logistic regression) is left out: in real code it is a demonstration on a few thousand points."""
+        if self.model.call_name(constructor) not in SEQUENTIAL_MODEL_CLASSES or not constructor.args:
+            return False
+        items = constructor.args[0].value
+        if constructor.args[0].keyword not in (None,) and constructor.args[0].keyword.value != "layers":
+            return False
+        if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > 8:
+            return False
+        layers = self.model.layers
+        dense = 0
+        for element in items.elements:
+            value = element.value
+            if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
+                return False
+            if self.model.call_name(value) == "keras.Input":
+                continue
+            name = layers.layer_name(value)
+            if name not in _CHEAP_LAYERS:
+                return False
+            if name == "Dense":
+                dense += 1
+                width = layers.width_expression(value)
+                units = int_literal(width[2]) if width is not None else None
+                if units is None or units > 1024:
+                    return False
+        return dense >= 2
+
+
+# A place after every statement of the module: where a `self.attr` assignment is followed from.
+_AFTER_EVERYTHING = Place(1 << 30, ())
+
+
+def _is_application_model(name: str) -> bool:
+    """``keras.applications.ResNet50``, ``keras.applications.resnet50.ResNet50``: a class name."""
+    if not name.startswith(_APPLICATIONS):
+        return False
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf[:1].isupper()
+
+
+def _is_application_module_member(name: str) -> bool:
+    """``keras.applications.resnet50.ResNet50``: anything inside an application's module (what
+    ``origin`` has always accepted; ``keras.applications.ResNet50`` is not one)."""
+    return name.startswith(_APPLICATIONS) and name.count(".") >= 3
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"

@@ -1,0 +1,93 @@
+"""The tf.data pipeline model (``model.pipelines``): which values are Datasets, which ops they carry,
+where they are consumed and what for.
+
+``PipelineAnalysis`` is the one object rules and other analyses ask; its parts live in this package:
+
+- ``values``: the interpreter's values (a Dataset is a set of states: a source plus its ops) and how
+  two branches join;
+- ``interpreter``: one function body (or the module body) interpreted, statement by statement;
+  ``sources``: where pipelines start; ``summaries``: a helper's summary applied at a call;
+  ``syntax``: what the interpreter reads off LibCST nodes;
+- ``fixpoint``: the rounds that recompute every function's summary until none changes, replaying
+  interpretations whose inputs did not change;
+- ``consumption``: where pipelines are consumed and what for (``loop_purpose``, ``built_for``,
+  ``iterated_once``);
+- ``across_modules``: importers' consumptions of pipelines built here, other modules' summaries;
+- ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
+  ``replays_one_element``, ``is_trivial_function``).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.pipelines.across_modules import AcrossModules
+from tflint_perf.analysis.pipelines.consumption import ConsumptionQueries
+from tflint_perf.analysis.pipelines.fixpoint import Fixpoint
+from tflint_perf.analysis.pipelines.predicates import StatePredicates
+from tflint_perf.analysis.pipelines.sources import SOURCES
+from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
+
+
+class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, StatePredicates):
+    """Pipelines, their ops and their consumers for one module."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._own_consumptions: List[Consumption] = []
+        self._own_states: Dict[State, None] = {}
+        self._from_importers: Optional[Tuple[List[Consumption], Dict[State, None]]] = None
+        self._summaries: Dict[FunctionInfo, Summary] = {}
+        self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
+        self._closures: Dict[FunctionInfo, Env] = {}
+        self._dataset_classes = {
+            cls for cls in model.classes.values()
+            if any(model.resolve(base.value) == "tf.data.Dataset" for base in cls.node.bases)
+        }
+        self._call_sites = {site.node: site for site in model.calls}
+        self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
+        self._peeked: set = set()  # calls that are the argument of `next(...)`
+        for site in model.calls:
+            for loop in site.loops:
+                self._loop_calls.setdefault(loop, []).append(site.node)
+            node = site.node
+            if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
+                self._peeked.add(node.args[0].value)
+        if self._mentions_datasets():
+            if model.session is None:
+                self._run()
+            else:
+                with model.session.building(model, "pipelines"):
+                    self._run()
+
+    # -- queries for rules ---------------------------------------------------------------------
+    def states(self) -> List[State]:
+        """Every concrete pipeline state seen anywhere in the module."""
+        return list(self._real_states)
+
+    def ops(self, *names: str) -> Iterator[Tuple[Op, List[State]]]:
+        """Each distinct op call with one of ``names``, with the concrete states that contain it."""
+        by_call: Dict[cst.Call, Tuple[Op, List[State]]] = {}
+        for state in self._real_states:
+            for op in state.ops:
+                if op.name in names:
+                    by_call.setdefault(op.call, (op, []))[1].append(state)
+        return iter(by_call.values())
+
+    def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The function a call sits in (None at module level)."""
+        site = self._call_sites.get(call)
+        return site.function if site is not None else None
+
+    def _mentions_datasets(self) -> bool:
+        """Whether interpreting is worth it: a module that calls no source, defines no Dataset subclass
+        and calls no other module's pipeline helper has no pipeline."""
+        for site in self.model.calls:
+            name = self.model.call_name(site.node)
+            if name is not None and (name in SOURCES or name.startswith("tfds.")):
+                return True
+        return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
+

@@ -1,0 +1,279 @@
+"""Where pipelines are consumed and what for.
+
+The interpreter's part (``ConsumerRecognition``) records a ``Consumption`` wherever a pipeline value
+reaches a consumer: ``model.fit`` / ``evaluate`` / ``predict`` (and ``validation_data``), a ``for``
+loop (through ``enumerate``, ``zip``, ``tqdm``), ``iter()`` (inspection when ``next(iter(ds))``
+peeks), TF1 iterators, ``experimental_distribute_dataset``, one-off passes (``adapt``, ``save``,
+``list``, ``TFRecordWriter.write``, ``tfds.as_numpy``) and inspections (``element_spec``, a loop that
+only prints or plots, a loop over ``take(n)``). A consumption of a helper's parameter goes into the
+helper's summary instead, for its callers to substitute.
+
+The analysis' part (``ConsumptionQueries``) answers rules: which consumptions hold an op, whether a
+consumer makes a single pass, what a loop is for (``loop_purpose``: the names its body calls) and what
+a pipeline is built for (``built_for``: the names of the function, class and variable building it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.pipelines.syntax import block_statements
+from tflint_perf.analysis.pipelines.values import Consumption, Pipeline, State, TupleValue, Value, join
+from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
+
+ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+# Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
+ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
+# `writer.write(ds)` (tf.data.experimental.TFRecordWriter), `model.adapt(ds)`: methods taking a pipeline once.
+ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write"})
+INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
+ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
+ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
+MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
+_MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
+DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
+# Calls that only look at data: a loop made of these is inspection, not training.
+_INSPECTION_CALLS = frozenset(
+    {
+        "print", "display", "len", "str", "int", "float", "repr", "range", "list", "enumerate", "zip",
+        "numpy", "decode", "astype", "format", "imshow", "title", "axis", "subplot", "figure", "show",
+        "xlabel", "ylabel", "plot", "set_title", "append", "shape", "tf.print", "tf.shape", "items",
+    }
+)
+
+
+class ConsumerRecognition:
+    """The interpreter's recording of consumptions (a part of ``BodyInterpreter``, which evaluates).
+
+    Each ``_consumed_by_...`` hook is asked where the interpreter meets that kind of call, and returns
+    True when the call is a consumer (recorded when what it consumes holds a pipeline): its result is
+    then unknown.
+    """
+
+    model: ModuleModel
+    analysis: Any  # the PipelineAnalysis
+    consumptions: List[Consumption]
+    param_consumptions: List[Consumption]
+
+    eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
+
+    def _consumed_by_method_call(self, call: cst.Call, method: str, receiver: Value, args: List[Value]) -> bool:
+        """``ds.save(path)``, ``layer.adapt(ds)``, ``ds.make_one_shot_iterator()``, ``model.fit(ds)``,
+        ``strategy.experimental_distribute_dataset(ds)``."""
+        if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
+            self.consume(call, "one-off", f"{method}()", receiver, Purpose.ONE_OFF)
+            return True
+        if method in ONE_OFF_ARGUMENT_METHODS and args and isinstance(args[0], Pipeline):
+            self.consume(call, "one-off", f"{method}()", args[0], Purpose.ONE_OFF)
+            return True
+        if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
+            self.consume(call, "iterator", f"{method}()", receiver, Purpose.TRAINING)
+            return True
+        if method in MODEL_CONSUMERS:
+            self._consume_model_call(call, method)
+            return True
+        if method in DISTRIBUTE_METHODS and args:
+            self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
+            return True
+        return False
+
+    def _consumed_by_builtin_call(self, call: cst.Call, name: str) -> bool:
+        """``iter(ds)`` (a peek when ``next`` takes it), ``list(ds)``."""
+        if name == "iter" and call.args:
+            value = self.eval(call.args[0].value)
+            peek = call in self.analysis._peeked
+            self.consume(call, "iter", "iter()", value, Purpose.INSPECTION if peek else Purpose.TRAINING)
+            return True
+        if name in ONE_OFF_FUNCTIONS and call.args:
+            self.consume(call, "one-off", f"{name}()", self.eval(call.args[0].value), Purpose.ONE_OFF)
+            return True
+        return False
+
+    def _consumed_by_api_call(self, call: cst.Call, api: str, args: List[Value]) -> bool:
+        """``tf.data.experimental.save(ds, path)``, ``tfds.as_numpy(ds)``, ``tf.data.make_one_shot_iterator(ds)``."""
+        if api in ONE_OFF_FUNCTIONS and args:
+            self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
+            return True
+        if api in ITERATOR_FUNCTIONS and args:
+            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], Purpose.TRAINING)
+            return True
+        return False
+
+    def _consume_inspected_attribute(self, node: cst.Attribute, value: Value) -> None:
+        """``ds.element_spec``: a look at the pipeline's structure."""
+        if node.attr.value in INSPECTION_ATTRIBUTES and isinstance(value, Pipeline):
+            self.consume(node, "inspection", node.attr.value, value, Purpose.INSPECTION)
+
+    def _consume_model_call(self, call: cst.Call, method: str) -> None:
+        description = f"{dotted_text(call.func) or method}()"
+        x_arg = argument(call, "x", 0)
+        if x_arg is not None:
+            self.consume(call, "model", description, self.eval(x_arg.value), _MODEL_PURPOSES[method], method)
+        if method == "fit":
+            validation = keyword_argument(call, "validation_data")
+            if validation is not None:
+                self.consume(call, "model", description, self.eval(validation.value), Purpose.EVALUATION, "validation")
+
+    def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
+        target = loop.iter
+        value = iterated
+        # `for i, batch in enumerate(ds)` / `zip(ds_a, ds_b)` / `tqdm(ds)` iterate the pipeline.
+        if isinstance(target, cst.Call) and isinstance(target.func, (cst.Name, cst.Attribute)):
+            wrapper = (dotted_text(target.func) or "").rsplit(".", 1)[-1]
+            if wrapper in ("enumerate", "zip", "tqdm", "trange", "iter") and target.args:
+                value = None
+                for arg in target.args:
+                    if arg.keyword is None:
+                        value = join(value, self.eval(arg.value))
+        if not isinstance(value, Pipeline):
+            return
+        if self._is_inspection_loop(loop, value):
+            self.consume(loop, "for", "for loop", value, Purpose.INSPECTION)
+        else:
+            self.consume(loop, "for", "for loop", value, self.analysis.loop_purpose(loop))
+
+    def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
+        if all(_ends_with_literal_take(state) for state in value.states):
+            return True
+        body = block_statements(loop.body)
+        if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
+            return True
+        calls = self.analysis._loop_calls.get(loop, [])
+        for call in calls:
+            name = self.model.call_name(call) or dotted_text(call.func) or ""
+            leaf = name.rsplit(".", 1)[-1]
+            if not (name in _INSPECTION_CALLS or leaf in _INSPECTION_CALLS or name.startswith(("plt.", "matplotlib."))):
+                return False
+        return True
+
+    def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, purpose: Purpose,
+                role: str = "") -> None:
+        if isinstance(value, TupleValue):
+            for item in value.items:
+                self.consume(node, kind, description, item, purpose, role)
+            return
+        if not isinstance(value, Pipeline):
+            return
+        real = frozenset(state for state in value.states if state.is_real)
+        symbolic = frozenset(state for state in value.states if not state.is_real)
+        if real:
+            self.consumptions.append(Consumption(node, kind, description, real, purpose, role))
+        if symbolic:
+            self.param_consumptions.append(Consumption(node, kind, description, symbolic, purpose, role))
+
+
+class ConsumptionQueries:
+    """``PipelineAnalysis``'s questions about consumptions (a part of it, so that rules ask one object)."""
+
+    model: ModuleModel
+    consumptions: List[Consumption]
+    _call_sites: Dict[cst.Call, CallSite]
+    _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
+
+    scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
+
+    def consumptions_for(self, purposes) -> List[Consumption]:
+        """The consumptions whose purpose is one of ``purposes``."""
+        return [c for c in self.consumptions if c.purpose in purposes]
+
+    def only_consumed_outside(self, call: cst.Call, purposes) -> bool:
+        """The pipelines holding op ``call`` are consumed here, and never for one of ``purposes``
+        (an `adapt()`, a plot of `take(9)`, `evaluate`): a finding about them is not worth a user's time."""
+        consumptions = self.consumptions_of(call)
+        return bool(consumptions) and all(c.purpose not in purposes for c in consumptions)
+
+    def consumptions_of(self, call: cst.Call) -> List[Consumption]:
+        """The consumptions of pipelines that include the op ``call``."""
+        return [c for c in self.consumptions if any(any(op.call is call for op in s.ops) for s in c.states)]
+
+    def iterated_once(self, consumption: Consumption) -> bool:
+        """True when the consumer provably makes a single pass (``fit`` with one epoch,
+        ``evaluate``, a ``for`` loop or ``iter()`` not inside another loop, a one-shot iterator),
+        not counting a ``repeat()`` in the pipeline itself. False when unsure."""
+        node = consumption.node
+        if consumption.kind == "for":
+            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            if not sites:
+                return False
+            site = sites[0]
+            outer = site.loops[: site.loops.index(node)] if node in site.loops else site.loops
+            return not outer and not self.model.call_graph.loops_reaching(site.function)
+        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        if site is None or site.loops or self.model.call_graph.loops_reaching(site.function):
+            return False
+        if consumption.kind == "model":
+            if consumption.role in ("evaluate", "predict"):
+                return True
+            epochs = argument(node, "epochs", 3)  # type: ignore[arg-type]
+            return epochs is None or (int_literal(epochs.value) == 1)
+        if consumption.kind == "iter":
+            return True
+        return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")
+
+    def loop_purpose(self, loop: cst.CSTNode) -> Purpose:
+        """What a loop over a pipeline is for, from what its body calls and passes on."""
+        names: List[str] = []
+        for call in self._loop_calls.get(loop, []):
+            names.append(self.model.call_name(call) or dotted_text(call.func) or "")
+            names.extend(dotted_text(arg.value) or "" for arg in call.args)
+        names.extend(n for n in (_with_item_names(loop)) if n)
+        return purpose_of_names(name.rsplit(".", 1)[-1] for name in names if name)
+
+    def built_for(self, call: cst.Call) -> Purpose:
+        """What the function (and class) building the pipeline at ``call``, then the variable it is
+        assigned to, say it is for: `eval_input_fn`, `dataset_to_numpy_util`, `val_ds = ...` are not
+        training. A helper's name outranks the variable names inside it."""
+        function = self.scope_of(call)
+        enclosing: List[str] = []
+        while function is not None:
+            enclosing.append(function.name)
+            if function.class_info is not None:
+                enclosing.append(function.class_info.name)
+            function = function.parent
+        around = purpose_of_builder(enclosing)
+        if around in (Purpose.EVALUATION, Purpose.INSPECTION):
+            return around
+        return purpose_of_builder(_assigned_names(self._call_sites.get(call)) + enclosing)
+
+
+def _assigned_names(site) -> List[str]:
+    """`val_ds = raw_val_ds.map(f)`: the names the statement holding a call assigns (its own purpose
+    as the author named it)."""
+    statement = site.statement if site is not None else None
+    if statement is None:
+        return []
+    names: List[str] = []
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                text = dotted_text(target.target)
+                if text is not None:
+                    names.append(text.rsplit(".", 1)[-1])
+    return names
+
+
+def _with_item_names(loop: cst.CSTNode) -> List[str]:
+    """`with tf.GradientTape() as tape:` inside a loop body: its context managers' names."""
+    names: List[str] = []
+    stack = [loop]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.With):
+            for item in node.items:
+                if isinstance(item.item, cst.Call):
+                    names.append(dotted_text(item.item.func) or "")
+        stack.extend(node.children)
+    return names
+
+
+def _ends_with_literal_take(state: State) -> bool:
+    if not state.ops or state.ops[-1].name != "take":
+        return False
+    count = argument(state.ops[-1].call, "count", 0)
+    return count is not None and int_literal(count.value) is not None
+

@@ -1,0 +1,113 @@
+"""What rules ask about one pipeline state or map function: does it end prefetched, does it do any work a
+prefetch could overlap, does an op see one element replayed, does a map function only regroup.
+
+Each is decided from the state's source and ops as written; none needs the rest of the analysis.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.model import FunctionInfo, ModuleModel
+from tflint_perf.analysis.pipelines.values import State
+
+# Ops that may follow a prefetch without undoing it.
+PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch"})
+DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
+# Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
+# pipeline made of nothing else does no work a prefetch could overlap with the training step.
+# (`Dataset.range` is left out: in real code it stands in for a source whose work follows in a map.)
+IN_MEMORY_SOURCES = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors"})
+REGROUPING_OPS = frozenset(
+    {"batch", "padded_batch", "shuffle", "repeat", "cache", "take", "skip", "enumerate", "unbatch", "rebatch",
+     "with_options", "shard", "prefetch", "concatenate"}
+)
+# Nodes that compute something: a map function holding one does work per element.
+_HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
+                cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
+
+
+class StatePredicates:
+    """``PipelineAnalysis``'s questions about one state (a part of it, so that rules ask one object)."""
+
+    model: ModuleModel
+
+    def ends_prefetched(self, state: State) -> bool:
+        """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
+        for op in reversed(state.ops):
+            if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
+                return True
+            if op.name not in PREFETCH_TRANSPARENT:
+                return False
+        return state.source.prefetched
+
+    def does_work(self, state: State) -> bool:
+        """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
+        ((x, y)).shuffle(n).batch(32)`): there is nothing for a prefetch to overlap."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return True
+        if self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+            return True
+        return any(op.name not in REGROUPING_OPS for op in state.ops)
+
+    def replays_one_element(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
+        `from_tensors(x).repeat()`, the idiom for synthetic input (benchmarks, fake data)."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        name = self.model.call_name(source.node)
+        one = name == "tf.data.Dataset.from_tensors" or (
+            name == "tf.data.Dataset.range" and len(source.node.args) == 1 and int_literal(source.node.args[0].value) == 1
+        )
+        return one and all(op.name == "repeat" for op in state.ops_before(call))
+
+    def _is_device_prefetch(self, call: cst.Call) -> bool:
+        transformation = call.args[0].value if call.args else None
+        return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
+
+
+def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
+                        scope: Optional[FunctionInfo] = None) -> bool:
+    """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
+    `lambda w: (w[:-1], w[1:])`, or a same-file `def split_input_target(chunk)` that returns
+    `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+    nothing measurable."""
+    if isinstance(expr, cst.Lambda):
+        return _only_regroups(expr.body)
+    if isinstance(expr, cst.Name) and model is not None:
+        function = model.lookup_function(expr.value, scope)
+        if function is None or function.node.decorators:
+            return False
+        body = function.node.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                small = statement.body[0]
+                if isinstance(small, cst.Assign) and _only_regroups(small.value):
+                    continue
+                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(small.value):
+                    continue
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                    continue  # a docstring
+            return False
+        return bool(statements)
+    return False
+
+
+def _only_regroups(node: cst.CSTNode) -> bool:
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _HEAVY_NODES):
+            if isinstance(current, cst.UnaryOperation) and isinstance(current.operator, cst.Minus) and isinstance(
+                current.expression, (cst.Integer, cst.Float)
+            ):
+                continue  # `w[-1]`: a negative index
+            return False
+        stack.extend(current.children)
+    return True

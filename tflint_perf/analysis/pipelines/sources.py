@@ -1,0 +1,115 @@
+"""Where pipelines start: the tf.data, Keras and tfds calls that make a Dataset, and the Dataset
+methods that make another.
+
+A source is a ``tf.data.Dataset`` constructor (``from_tensor_slices``, ``TFRecordDataset``, ``zip``...),
+a Keras loader (``image_dataset_from_directory``: prefetched already, one pipeline per subset with
+``subset="both"``), ``tfds.load`` / ``builder.as_dataset`` (one pipeline, a tuple of them for a list
+of splits, a collection without ``split=``), or a same-file ``tf.data.Dataset`` subclass (recognised by
+``BodyInterpreter`` through the class it calls).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import bool_literal, keyword_value, string_keyword
+from tflint_perf.analysis.pipelines.values import Collection, Pipeline, Source, State, TfdsBuilder, TupleValue, Value
+
+# Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
+PREFETCHED_SOURCES = frozenset(
+    {
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+        "keras.utils.timeseries_dataset_from_array",
+    }
+)
+# Calls that start a pipeline.
+SOURCES = frozenset(
+    {
+        "tf.data.Dataset.from_tensor_slices",
+        "tf.data.Dataset.from_tensors",
+        "tf.data.Dataset.from_generator",
+        "tf.data.Dataset.range",
+        "tf.data.Dataset.list_files",
+        "tf.data.Dataset.zip",
+        "tf.data.Dataset.sample_from_datasets",
+        "tf.data.Dataset.choose_from_datasets",
+        "tf.data.Dataset.load",
+        "tf.data.Dataset.random",
+        "tf.data.Dataset.counter",
+        "tf.data.TFRecordDataset",
+        "tf.data.TextLineDataset",
+        "tf.data.FixedLengthRecordDataset",
+        "tf.data.experimental.make_csv_dataset",
+        "tf.data.experimental.CsvDataset",
+        "tf.data.experimental.make_batched_features_dataset",
+    }
+) | PREFETCHED_SOURCES
+# Dataset methods that return a Dataset.
+DATASET_METHODS = frozenset(
+    {
+        "apply", "batch", "bucket_by_sequence_length", "cache", "concatenate", "enumerate", "filter",
+        "flat_map", "group_by_window", "ignore_errors", "interleave", "map", "padded_batch", "prefetch",
+        "ragged_batch", "rebatch", "rejection_resample", "repeat", "scan", "shard", "shuffle", "skip",
+        "snapshot", "sparse_batch", "take", "take_while", "unbatch", "unique", "window", "with_options",
+        "map_with_legacy_function", "filter_with_legacy_function", "distribute",
+    }
+)
+
+
+class SourceRecognition:
+    """The interpreter's evaluation of API calls (a part of ``BodyInterpreter``): a source makes a
+    pipeline; a consumer API is recorded (``ConsumerRecognition``); anything else is unknown."""
+
+    analysis: Any  # the PipelineAnalysis
+
+    eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
+    _consumed_by_api_call: Callable[[cst.Call, str, List[Value]], bool]  # ConsumerRecognition's
+
+    def _eval_api_call(self, api: str, call: cst.Call) -> Value:
+        args = [self.eval(arg.value) for arg in call.args]
+        if api in SOURCES:
+            prefetched = api in PREFETCHED_SOURCES or (api == "tf.data.Dataset.zip" and self._all_prefetched(args))
+            if api.startswith("keras.utils.") and string_keyword(call, "subset") == "both":
+                return TupleValue(tuple(
+                    Pipeline(frozenset({State(Source(call, index=i, prefetched=prefetched))})) for i in range(2)
+                ))
+            return Pipeline(frozenset({State(Source(call, prefetched=prefetched))}))
+        if self._consumed_by_api_call(call, api, args):
+            return None
+        if api == "tfds.load":
+            value = split_value(call)
+            if bool_literal(keyword_value(call, "with_info")):
+                return TupleValue((value, None))
+            return value
+        if api == "tfds.builder":
+            return TfdsBuilder(call)
+        return None
+
+    def _all_prefetched(self, args: List[Value]) -> bool:
+        """`Dataset.zip((a, b))` / `zip(a, b)`: every zipped pipeline ends in `prefetch`."""
+        items: List[Value] = []
+        for arg in args:
+            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        pipelines = [item for item in items if isinstance(item, Pipeline)]
+        return bool(pipelines) and len(pipelines) == len(items) and all(
+            self.analysis.ends_prefetched(state) for pipeline in pipelines for state in pipeline.states
+        )
+
+
+def split_value(call: cst.Call) -> Value:
+    """What ``tfds.load`` / ``builder.as_dataset`` return, decided by ``split=`` and ``batch_size=``."""
+    batch_size = keyword_value(call, "batch_size")
+    if isinstance(batch_size, cst.UnaryOperation):
+        return None  # batch_size=-1 returns whole tensors, not a Dataset
+    split = keyword_value(call, "split")
+    if split is None:
+        return Collection(frozenset({State(Source(call))}))
+    if isinstance(split, (cst.List, cst.Tuple)):
+        return TupleValue(
+            tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(len(split.elements)))
+        )
+    return Pipeline(frozenset({State(Source(call))}))
