@@ -15,7 +15,7 @@ from typing import List, Optional
 import pytest
 
 from tests.conftest import fix
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 from tflint_perf.text.layout import line_limit, too_long
 
 TF = "import tensorflow as tf\n"

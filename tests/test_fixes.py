@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from tests.conftest import fix, run_cli
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 
 
 def fixed(source: str, unsafe: bool = False) -> str:

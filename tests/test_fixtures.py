@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import FIXTURES, UPDATE_SNAPSHOTS, fix, lint
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 
 SCRIPTS = sorted(FIXTURES.glob("*.py"))
 

@@ -21,7 +21,8 @@ import pytest
 from tests.conftest import FIXTURES, REPO, run_cli
 from tflint_perf.checking.config import Settings
 from tflint_perf.text.diagnostics import UNSAFE
-from tflint_perf.checking.engine import check_text, parse
+from tflint_perf.checking.engine import check_text
+from tflint_perf.text.parsing import parse
 from tflint_perf.fixes.fixer import fix_text
 from tflint_perf.faces.harness import equivalence
 from tflint_perf.faces.harness.runner import NEEDS_GPU, After, ScenarioError, derive_after, sized

@@ -15,18 +15,18 @@ from tflint_perf.analysis.values import PYTHON, TENSOR, UNKNOWN, ValueKinds
 from tflint_perf.checking.config import Settings
 
 
-def model_of(source: str) -> ModuleModel:
+def model_of(source: str) -> AnalysedModule:
     return AnalysedModule(cst.parse_module(textwrap.dedent(source)))
 
 
-def site_of(model: ModuleModel, text: str):
+def site_of(model: AnalysedModule, text: str):
     """The call site whose code is ``text``."""
     matches = [s for s in model.calls if model.module.code_for_node(s.node) == text]
     assert len(matches) == 1, [model.module.code_for_node(s.node) for s in model.calls]
     return matches[0]
 
 
-def values_of(model: ModuleModel, bindings):
+def values_of(model: AnalysedModule, bindings):
     return [model.module.code_for_node(b.value) if b.value is not None else b.kind for b in bindings]
 
 

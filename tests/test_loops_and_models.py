@@ -12,11 +12,11 @@ from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.analyses import AnalysedModule
 
 
-def model_of(source: str) -> ModuleModel:
+def model_of(source: str) -> AnalysedModule:
     return AnalysedModule(cst.parse_module(source))
 
 
-def site_named(model: ModuleModel, text: str):
+def site_named(model: AnalysedModule, text: str):
     """The call site whose code is ``text``."""
     for site in model.calls:
         if model.module.code_for_node(site.node) == text:

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from tests.conftest import FIXTURES, run_cli
 from tflint_perf.checking.checker import FileResult, Mode, process_bytes
 from tflint_perf.checking.config import Settings
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 from tflint_perf.text.limits import MAX_NESTING
 from tflint_perf.text.source import SourceFile
 

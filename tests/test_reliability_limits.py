@@ -16,7 +16,8 @@ import pytest
 from tests.conftest import REPO, lint, run_cli
 from tflint_perf.text import limits
 from tflint_perf.checking.config import Settings
-from tflint_perf.checking.engine import ParseError, check_text, parse
+from tflint_perf.checking.engine import check_text
+from tflint_perf.text.parsing import ParseError, parse
 from tflint_perf.text.limits import MAX_NESTING, nesting_depth, run_deep
 
 HEADER = "import tensorflow as tf\nds = tf.data.Dataset.range(8)\n"

@@ -23,7 +23,7 @@ from tests.conftest import FIXTURES, REPO, run_cli
 from tflint_perf.fixes import writer
 from tflint_perf.checking.checker import Mode, process_bytes
 from tflint_perf.checking.config import Settings
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 from tflint_perf.text.source import SourceFile
 from tflint_perf.fixes.writer import WriteError, write_atomically
 

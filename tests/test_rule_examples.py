@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.conftest import fix, lint
 from tflint_perf.checking.checker import Mode, process_bytes
 from tflint_perf.checking.config import Settings
-from tflint_perf.checking.engine import parse
+from tflint_perf.text.parsing import parse
 from tflint_perf.rules import all_rules, find_rule
 
 

@@ -378,8 +378,10 @@ class ModuleModel:
         self.calls = collector.calls
         self.bindings = collector.bindings
         self.raw_imports = collector.raw_imports
-        # Set by a project session (tflint_perf.project.session) when the module is part of one.
-        self.session: Optional["Session"] = None
+        # Set by a project session (tflint_perf/project/session.py) when the module is part of one; the
+        # analyses reach other modules through it (``definition``, ``importers``, ``analysis``, ``building``)
+        # without importing the project layer.
+        self.session: Optional[Any] = None
         self.path: Optional[Path] = None
         for info in self.functions:
             info.model = self

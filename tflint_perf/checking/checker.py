@@ -15,7 +15,8 @@ from tflint_perf.checking.config import Settings
 from tflint_perf.checking.results import FileResult, Mode  # noqa: F401 - defined apart: the cache reads them without LibCST
 from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, IO_ERROR, SYNTAX_ERROR, Diagnostic, Location, input_error
 from tflint_perf.checking.discovery import relative_to_root
-from tflint_perf.checking.engine import InternalError, ParseError, check_text, parse
+from tflint_perf.checking.engine import check_text
+from tflint_perf.text.parsing import InternalError, ParseError, parse
 from tflint_perf.checking.workspace import workspace_for
 from tflint_perf.fixes.fixer import FixOutcome, fix_text
 from tflint_perf.text.noqa import Suppressions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Iterable, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 
@@ -20,7 +20,7 @@ from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes.building import existing_statements, import_insertion_offset
 from tflint_perf.text.layout import line_limit, place, too_long
 from tflint_perf.text.limits import run_deep
-from tflint_perf.text.parsing import InternalError, ParseError, parse, parse_in_thread
+from tflint_perf.text.parsing import InternalError, ParseError, parse_in_thread
 from tflint_perf.text.positions import locate
 from tflint_perf.text.prefilter import may_have_findings
 from tflint_perf.text.source import LineIndex, newline_of

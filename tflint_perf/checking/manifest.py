@@ -30,9 +30,11 @@ import os
 import stat as stat_module
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from tflint_perf.project.index import ImportRef, Project, imports_in_text, notebook_code
+from tflint_perf.project.index import (
+    ImportRef, Project, digest_of_files, importer_map, imports_in_text, neighbourhood, notebook_code,
+)
 from tflint_perf.project.tf_version import RACY_NS
 
 MANIFEST_FORMAT = 1
@@ -85,7 +87,6 @@ class ProjectFiles:
         self._listing: Optional[str] = None
         self._walk: Optional[List[str]] = None
         self._importers: Optional[Dict[str, List[str]]] = None
-        self._parts: Dict[str, bytes] = {}  # a file's share of a neighbourhood digest: its path and content digest
         self.read: List[str] = []  # the files this run read (their stat changed, or their edges were unknown)
         self.changed = False
 
@@ -196,49 +197,21 @@ class ProjectFiles:
         return state.deps
 
     def _resolve(self, path: str, refs: Sequence[ImportRef]) -> Tuple[List[str], list]:
-        """Where a file's imports lead, as ``Project.dependencies`` resolves them, and the statements
-        that lead to a first-party file (what the analysis will ask about)."""
-        importer = Path(path)
-        found: Dict[str, None] = {}
-        kept: list = []
-        for ref in refs:
-            leads = False
-            for name in ref.names or ("",):
-                target = self.project.resolve(importer, ref.module, ref.level, name or None)
-                if target is not None and target[0] != importer:
-                    found[str(target[0])] = None
-                    leads = True
-            if leads:
-                kept.append([ref.module, ref.level, list(ref.names)])
-        return list(found), kept
+        """Where a file's imports lead (``Project.leads_to``), and the statements that lead to a
+        first-party file (what the analysis will ask about), as the manifest records them."""
+        targets, kept = self.project.leads_to(Path(path), refs)
+        return [str(target) for target in targets], [[ref.module, ref.level, list(ref.names)] for ref in kept]
 
     def importers(self, path: str) -> List[str]:
         """The project files that import ``path`` directly (``Project.importers_of``)."""
         if self._importers is None:
-            importers: Dict[str, List[str]] = {}
-            for file in self.walk():
-                for target in self.dependencies(file):
-                    importers.setdefault(target, []).append(file)
-            self._importers = importers
+            self._importers = importer_map(self.walk(), self.dependencies)
         return self._importers.get(path, [])
 
     def neighbourhood_digest(self, path: str) -> str:
-        """``Project.neighbourhood_digest``: a digest of the files whose content can change ``path``'s
-        findings (the modules it imports, two levels down, and the modules importing it)."""
-        around: Set[str] = set()
-        frontier = [path]
-        for _ in range(2):
-            frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in around]
-            around.update(frontier)
-        around.update(self.importers(path))
-        around.discard(path)
-        if not around:
-            return ""
-        parts = self._parts
-        for file in around:
-            if file not in parts:
-                parts[file] = file.encode("utf-8", "surrogateescape") + b"\0" + (self.digest(file) or b"missing") + b"\0"
-        return hashlib.blake2b(b"".join([parts[file] for file in sorted(around)]), digest_size=16).hexdigest()
+        """``Project.neighbourhood_digest`` from the manifest's graph and digests: nothing is read."""
+        around = neighbourhood(path, self.dependencies, self.importers)
+        return digest_of_files(around, lambda file: self.digest(file) or b"missing")
 
     # -- for the checks of this run -------------------------------------------------------------------
     def seed(self) -> None:

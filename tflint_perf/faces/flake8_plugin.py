@@ -66,7 +66,8 @@ class Plugin:
     def _check(self, text: str) -> List[Result]:
         from tflint_perf.checking.config import ConfigError
         from tflint_perf.checking.discovery import relative_to_root
-        from tflint_perf.checking.engine import InternalError, ParseError, check_text
+        from tflint_perf.checking.engine import check_text
+        from tflint_perf.text.parsing import InternalError, ParseError
         from tflint_perf.checking.workspace import workspace_for
 
         settings = settings_for(self.filename)

@@ -16,7 +16,8 @@ from typing import Callable, Dict, Optional, Sequence, Set, TextIO, Tuple
 from tflint_perf.checking.config import Settings, with_project_version
 from tflint_perf.text.diagnostics import Diagnostic
 from tflint_perf.checking.discovery import relative_to_root
-from tflint_perf.checking.engine import InternalError, ParseError, check_text
+from tflint_perf.checking.engine import check_text
+from tflint_perf.text.parsing import InternalError, ParseError
 from tflint_perf.text.noqa import add_noqa as add_noqa_to_text
 from tflint_perf.text.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from tflint_perf.faces.output import paint, plural

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, TypeVar
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
@@ -62,6 +62,56 @@ class ImportRef:
     module: str
     level: int
     names: Tuple[str, ...] = ()
+
+
+Node = TypeVar("Node", Path, str)
+
+
+# What a file's findings depend on, defined once for the project index (Paths) and for the results
+# cache's manifest (strings, for speed): the cache keys, the workspace's invalidation and the tests hold to it.
+def neighbourhood(path: Node, dependencies: Callable[[Node], Sequence[Node]],
+                  importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
+    """The files whose content can change ``path``'s findings: the modules it imports, two levels down
+    (whose summaries it applies), and the modules importing it (whose loops, fits and maps it is judged
+    by)."""
+    around: Set[Node] = set()
+    frontier = [path]
+    for _ in range(2):
+        frontier = [dep for file in frontier for dep in dependencies(file) if dep not in around]
+        around.update(frontier)
+    around.update(importers(path))
+    around.discard(path)
+    return around
+
+
+def dependents(path: Node, dependencies: Callable[[Node], Sequence[Node]],
+               importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
+    """The files whose ``neighbourhood`` holds ``path`` (and ``path`` itself): what a change to it can
+    change. The inverse of ``neighbourhood``: its importers two levels up and the modules it imports."""
+    found: Set[Node] = {path, *dependencies(path)}
+    frontier = [path]
+    for _ in range(2):
+        frontier = [importer for file in frontier for importer in importers(file) if importer not in found]
+        found.update(frontier)
+    return found
+
+
+def importer_map(files: Iterable[Node], dependencies: Callable[[Node], Sequence[Node]]) -> Dict[Node, List[Node]]:
+    """Who imports whom, inverted: each file's direct importers among ``files``."""
+    importers: Dict[Node, List[Node]] = {}
+    for file in files:
+        for target in dependencies(file):
+            importers.setdefault(target, []).append(file)
+    return importers
+
+
+def digest_of_files(files: Iterable[str], digest: Callable[[str], bytes]) -> str:
+    """One digest of several files' paths and contents (empty for none), in path order."""
+    ordered = sorted(files)
+    if not ordered:
+        return ""
+    return hashlib.blake2b(b"".join(file.encode("utf-8", "surrogateescape") + b"\0" + digest(file) + b"\0"
+                                    for file in ordered), digest_size=16).hexdigest()
 
 
 def project_root(path: Path, fallback: Optional[Path] = None) -> Path:
@@ -176,16 +226,8 @@ class Project:
             _module_file.cache_clear()
 
     def affected_by(self, path: Path) -> Set[Path]:
-        """The modules whose findings may depend on ``path``'s content: itself, the modules it imports
-        (their analyses read what it does with them), and its importers two levels up (they apply
-        its summaries): the inverse of ``neighbourhood_digest``'s neighbourhood."""
-        path = _resolved(path)
-        found: Set[Path] = {path, *self.dependencies(path)}
-        frontier = [path]
-        for _ in range(2):
-            frontier = [importer for file in frontier for importer in self.importers_of(file) if importer not in found]
-            found.update(frontier)
-        return found
+        """The modules whose findings may depend on ``path``'s content (``dependents``)."""
+        return dependents(_resolved(path), self.dependencies, self.importers_of)
 
     # -- files and edges ------------------------------------------------------------------------
     def files(self) -> List[Path]:
@@ -229,14 +271,23 @@ class Project:
         known = self._dependencies.get(path)
         if known is not None and known[0] is refs:
             return known[1]
-        found: Dict[Path, None] = {}
-        for ref in refs:
-            for name in ref.names or ("",):
-                target = self.resolve(path, ref.module, ref.level, name or None)
-                if target is not None and target[0] != path:
-                    found[target[0]] = None
-        self._dependencies[path] = (refs, list(found))
+        self._dependencies[path] = (refs, self.leads_to(path, refs)[0])
         return self._dependencies[path][1]
+
+    def leads_to(self, importer: Path, refs: Sequence[ImportRef]) -> Tuple[List[Path], List[ImportRef]]:
+        """The first-party files a file's imports lead to (each once), and the imports that lead there."""
+        found: Dict[Path, None] = {}
+        kept: List[ImportRef] = []
+        for ref in refs:
+            leads = False
+            for name in ref.names or ("",):
+                target = self.resolve(importer, ref.module, ref.level, name or None)
+                if target is not None and target[0] != importer:
+                    found[target[0]] = None
+                    leads = True
+            if leads:
+                kept.append(ref)
+        return list(found), kept
 
     def has_edges(self, path: Path) -> bool:
         """The file imports a first-party module or is imported by one: worth reading as part of a project."""
@@ -246,11 +297,7 @@ class Project:
     def importers_of(self, path: Path) -> List[Path]:
         """The project files that import ``path`` directly."""
         if self._importers is None:
-            importers: Dict[Path, List[Path]] = {}
-            for file in self.files():
-                for target in self.dependencies(file):
-                    importers.setdefault(target, []).append(file)
-            self._importers = importers
+            self._importers = importer_map(self.files(), self.dependencies)
         return self._importers.get(_resolved(path), [])
 
     def mentions_pipelines(self, path: Path) -> bool:
@@ -294,25 +341,10 @@ class Project:
         return goal in reachable
 
     def neighbourhood_digest(self, path: Path) -> str:
-        """A digest of the files whose content can change ``path``'s findings: the modules it imports,
-        two levels down (whose summaries it applies), and the modules importing it (whose loops, fits
-        and maps it is judged by). Part of the cache key, so changing a helper re-checks the modules
-        that use it, and only those."""
-        path = _resolved(path)
-        around: Set[Path] = set()
-        frontier = [path]
-        for _ in range(2):
-            frontier = [dep for file in frontier for dep in self.dependencies(file) if dep not in around]
-            around.update(frontier)
-        around.update(self.importers_of(path))
-        around.discard(path)
-        if not around:
-            return ""
-        digest = hashlib.blake2b(digest_size=16)
-        for file in sorted(around):
-            digest.update(str(file).encode("utf-8", "surrogateescape") + b"\0")
-            digest.update(self.digest_of(file) + b"\0")
-        return digest.hexdigest()
+        """A digest of the files in ``path``'s ``neighbourhood``: part of the cache key, so changing a
+        helper re-checks the modules that use it, and only those."""
+        around = neighbourhood(_resolved(path), self.dependencies, self.importers_of)
+        return digest_of_files([str(file) for file in around], lambda file: self.digest_of(Path(file)))
 
     # -- names ------------------------------------------------------------------------------------
     def resolve(self, importer: Path, module: str, level: int, name: Optional[str] = None

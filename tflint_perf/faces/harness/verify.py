@@ -29,7 +29,8 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from tflint_perf.checking.config import ConfigError, find_config, load_config
 from tflint_perf.text.diagnostics import Diagnostic
-from tflint_perf.checking.engine import InternalError, ParseError, check_text
+from tflint_perf.checking.engine import check_text
+from tflint_perf.text.parsing import InternalError, ParseError
 from tflint_perf.fixes.fixer import fix_text
 from tflint_perf.faces.harness.call_arguments import CallArguments
 from tflint_perf.faces.harness.dependency import import_tensorflow
