@@ -142,14 +142,7 @@ def package_dir(name: str) -> Optional[Path]:
 
 def copy_sources(source: Path, target: Path) -> None:
     """Copy the .py files of a package (once; a copy with the same file count is reused)."""
-    files = sorted(p for p in source.rglob("*.py") if p.is_file())
-    if target.is_dir() and sum(1 for _ in target.rglob("*.py")) == len(files):
-        return
-    shutil.rmtree(target, ignore_errors=True)
-    for path in files:
-        destination = target / path.relative_to(source)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination)
+    copy_tree(source, target, (".py",), dependency_files=False)
 
 
 def tree_size(root: Path) -> Tuple[int, int, int]:
@@ -537,9 +530,10 @@ def emptying(cache: Path) -> Callable[[int], None]:
     return empty_cache
 
 
-def copy_tree(source: Path, target: Path, suffixes: Tuple[str, ...] = (".py", ".ipynb")) -> None:
-    """Copy a tree's source files and dependency files, as they are (once; a copy with the same file count is reused)."""
-    keep = suffixes + (".toml", ".cfg", ".txt", ".yml", ".yaml")
+def copy_tree(source: Path, target: Path, suffixes: Tuple[str, ...] = (".py", ".ipynb"),
+              dependency_files: bool = True) -> None:
+    """Copy a tree's source files (and dependency files), as they are (once; a copy with the same file count is reused)."""
+    keep = suffixes + ((".toml", ".cfg", ".txt", ".yml", ".yaml") if dependency_files else ())
     files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in keep and ".tflint_perf_cache" not in p.parts)
     if target.is_dir() and sum(1 for p in target.rglob("*") if p.is_file() and p.suffix in keep) == len(files):
         return
