@@ -154,10 +154,7 @@ class KerasModels:
         callers = self.model.call_graph.callers(function)
         if not callers:
             return False
-        params = function.node.params
-        positional = [p.name.value for p in [*params.posonly_params, *params.params]]
-        if function.is_method and positional:
-            positional = positional[1:]
+        positional = function.positional_parameters
         for site in callers:
             value: Optional[cst.BaseExpression] = None
             for index, arg in enumerate(site.node.args):

@@ -83,6 +83,13 @@ class FunctionInfo:
         return self.class_info is not None and self.parent is None
 
     @property
+    def positional_parameters(self) -> List[str]:
+        """The parameters a call binds by position, as a caller sees them (a method's ``self`` left out)."""
+        params = self.node.params
+        positional = [p.name.value for p in [*params.posonly_params, *params.params]]
+        return positional[1:] if self.is_method and positional else positional
+
+    @property
     def owner(self) -> Optional["ClassInfo"]:
         """The class this function is a method of, or whose method it is nested in."""
         current: Optional[FunctionInfo] = self

@@ -210,11 +210,8 @@ def _is_len(expr: cst.BaseExpression) -> bool:
 
 def _bound_arguments(call: cst.Call, target: FunctionInfo) -> List[Tuple[cst.Arg, Optional[str]]]:
     """Each argument with the parameter it binds (None when unknown)."""
-    params = target.node.params
-    positional = [p.name.value for p in [*params.posonly_params, *params.params]]
-    if target.is_method and positional:
-        positional = positional[1:]
-    names = set(positional) | {p.name.value for p in params.kwonly_params}
+    positional = target.positional_parameters
+    names = set(positional) | {p.name.value for p in target.node.params.kwonly_params}
     bound: List[Tuple[cst.Arg, Optional[str]]] = []
     index = 0
     for arg in call.args:
