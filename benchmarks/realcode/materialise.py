@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Sequence
 
 from manifest import DEFAULT_TREES, load_manifest
 
@@ -34,11 +35,12 @@ def git(git_dir: Path, *args: str) -> bytes:
     return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True).stdout
 
 
-def materialise(git_dir: Path, commit: str, out: Path) -> tuple:
+def materialise(git_dir: Path, commit: str, out: Path, paths: Sequence[str] = ()) -> tuple:
+    """Write the kept files of `commit` (only those under `paths`, when it names any) to `out`."""
     if out.exists():
         shutil.rmtree(out)
     written = missing = 0
-    for line in git(git_dir, "ls-tree", "-r", "-z", commit).split(b"\0"):
+    for line in git(git_dir, "ls-tree", "-r", "-z", commit, "--", *paths).split(b"\0"):
         if not line:
             continue
         meta, path = line.decode().split("\t", 1)
@@ -61,20 +63,24 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror-root", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=DEFAULT_TREES)
+    parser.add_argument("--repos", help="comma-separated tree names (owner+name, or the entry's `tree`): only these")
     args = parser.parse_args()
+    wanted = set(args.repos.split(",")) if args.repos else None
     failed = False
     for repo in load_manifest():
-        git_dir = args.mirror_root / repo.tree_name / "repo"
+        if wanted is not None and repo.tree_name not in wanted:
+            continue
+        git_dir = args.mirror_root / repo.mirror_name / "repo"
         if not git_dir.exists():
-            git_dir = args.mirror_root / repo.tree_name
+            git_dir = args.mirror_root / repo.mirror_name
         try:
             git(git_dir, "cat-file", "-e", repo.commit + "^{commit}")
         except (subprocess.CalledProcessError, FileNotFoundError):
             print(f"{repo.name}: commit {repo.commit[:12]} not in {git_dir}", file=sys.stderr)
             failed = True
             continue
-        written, missing = materialise(git_dir, repo.commit, args.out / repo.tree_name)
-        print(f"{repo.name}@{repo.commit[:12]}: {written} files" + (f", {missing} absent from the mirror" if missing else ""))
+        written, missing = materialise(git_dir, repo.commit, args.out / repo.tree_name, repo.paths)
+        print(f"{repo.tree_name}@{repo.commit[:12]}: {written} files" + (f", {missing} absent from the mirror" if missing else ""))
     return 1 if failed else 0
 
 
