@@ -35,6 +35,14 @@ def git(git_dir: Path, *args: str) -> bytes:
     return subprocess.run(["git", "--git-dir", str(git_dir), *args], check=True, capture_output=True).stdout
 
 
+def mirror_git_dir(mirror_root: Path, mirror_name: str) -> Path:
+    """The git directory of a repository's mirror: `<root>/<owner+name>/repo` (bare, or a clone's `.git`) or the folder itself."""
+    for candidate in (mirror_root / mirror_name / "repo" / ".git", mirror_root / mirror_name / "repo"):
+        if candidate.exists():
+            return candidate
+    return mirror_root / mirror_name
+
+
 def materialise(git_dir: Path, commit: str, out: Path, paths: Sequence[str] = ()) -> tuple:
     """Write the kept files of `commit` (only those under `paths`, when it names any) to `out`."""
     if out.exists():
@@ -70,9 +78,7 @@ def main() -> int:
     for repo in load_manifest():
         if wanted is not None and repo.tree_name not in wanted:
             continue
-        git_dir = args.mirror_root / repo.mirror_name / "repo"
-        if not git_dir.exists():
-            git_dir = args.mirror_root / repo.mirror_name
+        git_dir = mirror_git_dir(args.mirror_root, repo.mirror_name)
         try:
             git(git_dir, "cat-file", "-e", repo.commit + "^{commit}")
         except (subprocess.CalledProcessError, FileNotFoundError):
