@@ -115,12 +115,13 @@ def main() -> int:
           f"{should_flag - true_positives:4} {figure(true_positives / labelled if labelled else None):>9} "
           f"{figure(true_positives / should_flag if should_flag else None):>6} {len(unlabelled):10}")
 
-    false_positives = sorted((label.where(), label) for report, label in matched.items() if not label.should_flag)
+    by_site = lambda item: (item[0], item[1].code)  # noqa: E731 -- two rules' labels can share a site
+    false_positives = sorted(((label.where(), label) for report, label in matched.items() if not label.should_flag), key=by_site)
     if false_positives:
         print("\nfalse positives (reported, labelled should-not-flag):")
         for where, label in false_positives:
             print(f"  {label.code} {where}  # {label.reason}")
-    false_negatives = sorted((label.where(), label) for label in unreported if label.should_flag)
+    false_negatives = sorted(((label.where(), label) for label in unreported if label.should_flag), key=by_site)
     if false_negatives:
         print("\nfalse negatives (labelled should-flag, not reported):")
         for where, label in false_negatives:
