@@ -118,4 +118,5 @@ def test_materialise_keeps_only_the_entrys_paths_of_a_local_repository(tmp_path)
     assert git_dir == work / ".git"
     written, missing = materialise(git_dir, "HEAD", tmp_path / "out", ("ssd",))
     assert (written, missing) == (1, 0)
-    assert [p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file()] == ["ssd/model.py"]
+    written_files = [p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert written_files == ["ssd/model.py"]

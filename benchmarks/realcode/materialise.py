@@ -36,7 +36,8 @@ def git(git_dir: Path, *args: str) -> bytes:
 
 
 def mirror_git_dir(mirror_root: Path, mirror_name: str) -> Path:
-    """The git directory of a repository's mirror: `<root>/<owner+name>/repo` (bare, or a clone's `.git`) or the folder itself."""
+    """The git directory of a repository's mirror: `<root>/<owner+name>/repo` (bare, or a clone's `.git`),
+    or the folder itself."""
     for candidate in (mirror_root / mirror_name / "repo" / ".git", mirror_root / mirror_name / "repo"):
         if candidate.exists():
             return candidate
