@@ -251,3 +251,36 @@ def test_paths_without_python_files_warn_and_exit_0(tmp_path):
     assert run_cli("check", "-q", "empty", cwd=tmp_path).stderr == ""
     missing = run_cli("check", "missing.py", cwd=tmp_path)  # a missing path is an error, not "no files"
     assert missing.returncode == 1 and "No Python files" not in missing.stderr
+
+
+# -- the results cache carried between CI runs -------------------------------------------------------
+def test_a_wheel_install_keys_the_cache_by_its_record_not_the_install_time(tmp_path, monkeypatch):
+    """Each CI run installs tflint-perf afresh, with new modification times: a results cache carried
+    between runs (docs/ci.md) hits only because an install from the same wheel has the same digest."""
+    import tflint_perf
+    from tflint_perf.checking import cache as cache_module
+
+    def install(site: Path, record: str) -> Path:
+        (site / "tflint_perf" / "rules").mkdir(parents=True)
+        (site / "tflint_perf" / "__init__.py").write_text("")
+        (site / "tflint_perf" / "rules" / "tfp999.py").write_text("RULE = 1\n")
+        (site / f"tflint_perf-{tflint_perf.__version__}.dist-info").mkdir()
+        (site / f"tflint_perf-{tflint_perf.__version__}.dist-info" / "RECORD").write_text(record)
+        return site / "tflint_perf" / "__init__.py"
+
+    def digest(init: Path, touched: int = 0) -> str:
+        for source in init.parent.rglob("*.py"):
+            os.utime(source, (1_600_000_000 + touched, 1_600_000_000 + touched))
+        monkeypatch.setattr(tflint_perf, "__file__", str(init))
+        cache_module.code_digest.cache_clear()
+        return cache_module.code_digest()
+
+    wheel = "tflint_perf/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\n"
+    first = install(tmp_path / "run1", wheel)
+    second = install(tmp_path / "run2", wheel)
+    assert digest(first) == digest(second, touched=60)  # the same build, installed a minute later
+    other = install(tmp_path / "other", wheel.replace("47DEQ", "58EFR"))  # another build
+    assert digest(other) != digest(first)
+    editable = install(tmp_path / "editable", "__editable__.tflint_perf-0.1.0.pth,sha256=x,10\n")
+    assert digest(editable) != digest(editable, touched=60)  # a checkout: its sources' stat, as before
+    cache_module.code_digest.cache_clear()
