@@ -71,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES", help="ignore codes in matching files")
     check.add_argument("--exclude", type=_codes, metavar="GLOBS", help="more paths to exclude")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly too")
-    check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"))
+    check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"),
+                       help="how findings are written (env TFLINT_PERF_OUTPUT_FORMAT; default: concise); for CI: "
+                            "github annotations, sarif for code scanning, gitlab code quality, junit (docs/ci.md)")
     check.add_argument("-o", "--output-file", help="write the findings to this file")
     check.add_argument("--statistics", action="store_true",
                        help="print only a count of findings per rule (a JSON array with --output-format json)")
