@@ -183,12 +183,31 @@ def clean(directory: Path) -> bool:
 def code_digest() -> str:
     """A digest of tflint-perf's own sources by their names, sizes and modification times, so that a
     changed rule invalidates entries even without a release, without reading a source (hashing their
-    content cost every warm run more than stat-ing a whole project)."""
+    content cost every warm run more than stat-ing a whole project).
+
+    Installed from a wheel, the digest is the wheel's RECORD instead (every file's content hash):
+    each install stamps the files with its own time, and a CI job installs afresh on every run, so
+    the modification times would make a results cache carried between runs (docs/ci.md) never hit."""
     package = os.path.dirname(os.path.abspath(tflint_perf.__file__))
+    record = _wheel_record(package)
+    if record is not None:
+        return hashlib.sha256(b"RECORD\0" + record).hexdigest()
     digest = hashlib.sha256()
     for relative, size, modified in sorted(_sources(package, "")):
         digest.update(f"{relative}\0{size}\0{modified}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
+
+
+def _wheel_record(package: str) -> Optional[bytes]:
+    """The RECORD of the wheel this package was installed from, or None: a checkout, or an editable
+    install (whose RECORD lists no source of the package). One file opened, by its exact name."""
+    name = f"tflint_perf-{tflint_perf.__version__}.dist-info"
+    try:
+        with open(os.path.join(os.path.dirname(package), name, "RECORD"), "rb") as handle:
+            record = handle.read()
+    except OSError:
+        return None
+    return record if f"{os.path.basename(package)}/__init__.py,".encode() in record else None
 
 
 def _sources(directory: str, prefix: str):

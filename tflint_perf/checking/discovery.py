@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple
 
 if TYPE_CHECKING:
     import pathspec
@@ -13,6 +13,11 @@ if TYPE_CHECKING:
 from tflint_perf.checking.config import Settings
 
 SUFFIXES = (".py", ".ipynb")
+NO_FILES_WARNING = "warning: No Python files found under the given path(s)"  # ruff's words
+
+# What the command line gathers for each file: (the argument that led to it, the file or None for a
+# missing path or stdin, whether it was named explicitly, its real path when a directory walk knew it).
+Found = Tuple[str, Optional[Path], bool, Optional[str]]
 
 
 def relative_to_root(path: Path, settings: Settings, resolved: Optional[Path] = None) -> str:
@@ -77,6 +82,27 @@ def iter_source_files_resolved(directory: Path, settings: Settings) -> Iterator[
                 skip, real = excluded(current, real_base, ignores, name, False)
                 if not skip:
                     yield Path(current, name), real
+
+
+def once_each(found: Iterable[Found]) -> List[Found]:
+    """Each file once, at the place it was first found, whatever the spellings that name it:
+    ``train.py train.py``, ``src src/train.py``, ``./train.py``, a link to it (pre-commit passes
+    overlapping paths too). Keyed by real path; a file that any spelling named explicitly is checked
+    as an explicit one. Missing paths are kept once each; stdin (``-``) always."""
+    first: Dict[str, int] = {}
+    kept: List[Found] = []
+    for raw, path, explicit, real in found:
+        if raw == "-" and path is None:
+            kept.append((raw, path, explicit, real))
+            continue
+        key = real or str(real_path(path if path is not None else Path(raw)))
+        place = first.get(key)
+        if place is None:
+            first[key] = len(kept)
+            kept.append((raw, path, explicit, real))
+        elif explicit and not kept[place][2]:
+            kept[place] = (*kept[place][:2], True, kept[place][3])
+    return kept
 
 
 def _suffix(name: str) -> str:

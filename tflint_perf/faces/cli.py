@@ -30,7 +30,7 @@ from tflint_perf.checking.cache import Cache, CacheError, clean, env_flag
 from tflint_perf.checking.cache import resolve_directory as resolve_cache_directory
 from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.text.diagnostics import Diagnostic
-from tflint_perf.checking.discovery import is_excluded, iter_source_files_resolved
+from tflint_perf.checking.discovery import NO_FILES_WARNING, Found, is_excluded, iter_source_files_resolved, once_each
 from tflint_perf.faces.output import FORMATS, HUMAN, WRITERS, colour_enabled, plural, set_colour, summary_lines
 from tflint_perf.checking.runner import Job, check_files, default_jobs
 
@@ -71,7 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES", help="ignore codes in matching files")
     check.add_argument("--exclude", type=_codes, metavar="GLOBS", help="more paths to exclude")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given explicitly too")
-    check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"))
+    check.add_argument("--output-format", choices=FORMATS, default=os.environ.get("TFLINT_PERF_OUTPUT_FORMAT", "concise"),
+                       help="how findings are written (env TFLINT_PERF_OUTPUT_FORMAT; default: concise); for CI: "
+                            "github annotations, sarif for code scanning, gitlab code quality, junit (docs/ci.md)")
     check.add_argument("-o", "--output-file", help="write the findings to this file")
     check.add_argument("--statistics", action="store_true",
                        help="print only a count of findings per rule (a JSON array with --output-format json)")
@@ -131,11 +133,11 @@ def run_verbs(args: argparse.Namespace, settings: Settings) -> Optional[int]:
     if args.show_files:
         from tflint_perf.faces import verbs
 
-        return verbs.show_files(gather(args.paths or ["."], settings, args.force_exclude))
+        return verbs.show_files(gather(args.paths or ["."], settings, args.force_exclude, args.quiet))
     if args.add_noqa:
         from tflint_perf.faces import verbs
 
-        return verbs.add_noqa(gather(args.paths or ["."], settings, args.force_exclude), settings, display_name)
+        return verbs.add_noqa(gather(args.paths or ["."], settings, args.force_exclude, args.quiet), settings, display_name)
     return None
 
 
@@ -252,15 +254,17 @@ def load_settings(args: argparse.Namespace, validate: bool = True) -> Settings:
     return settings
 
 
-def gather(paths: Sequence[str], settings: Settings, force_exclude: bool) -> List[Tuple[str, Optional[Path], bool]]:
+def gather(paths: Sequence[str], settings: Settings, force_exclude: bool, quiet: bool
+           ) -> List[Tuple[str, Optional[Path], bool]]:
     """(raw argument, file, explicit) for every file to check; file is None for a missing path."""
-    return [(raw, path, explicit) for raw, path, explicit, _ in gather_resolved(paths, settings, force_exclude)]
+    return [(raw, path, explicit) for raw, path, explicit, _ in gather_resolved(paths, settings, force_exclude, quiet)]
 
 
-def gather_resolved(paths: Sequence[str], settings: Settings, force_exclude: bool
-                    ) -> List[Tuple[str, Optional[Path], bool, Optional[str]]]:
-    """As ``gather``, with the real path of each file found in a directory (discovery resolved it)."""
-    files: List[Tuple[str, Optional[Path], bool, Optional[str]]] = []
+def gather_resolved(paths: Sequence[str], settings: Settings, force_exclude: bool, quiet: bool) -> List[Found]:
+    """As ``gather``, with the real path of each file found in a directory (discovery resolved it).
+    Each file once, however many of the paths name it; when none names anything, a warning on
+    stderr (not with --quiet), as ruff."""
+    files: List[Found] = []
     for raw in paths:
         if raw == "-":
             files.append((raw, None, True, None))
@@ -273,7 +277,9 @@ def gather_resolved(paths: Sequence[str], settings: Settings, force_exclude: boo
                 files.append((raw, path, True, None))
         else:
             files.append((raw, None, False, None))
-    return files
+    if not files and not quiet:
+        print(NO_FILES_WARNING, file=sys.stderr)
+    return once_each(files)
 
 
 def settings_for_run(args: argparse.Namespace, cache_directory: Optional[Callable[[Settings], Optional[Path]]]
@@ -313,7 +319,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.show_settings:
         return show_settings(settings, args.paths or ["."])
     run = Run(settings, args)
-    gathered = gather_resolved(args.paths or ["."], settings, args.force_exclude)
+    gathered = gather_resolved(args.paths or ["."], settings, args.force_exclude, args.quiet)
     jobs = [Job(path, display_name(path), explicit, real) for raw, path, explicit, real in gathered
             if raw != "-" and path is not None]
     cache = Cache(resolve_cache_directory(settings.root, args.cache_dir), settings, fingerprint) if use_cache else None

@@ -1,16 +1,17 @@
-"""Output formats. JSON follows ruff's schema, so tools that read ruff's JSON read ours unchanged."""
+"""Output formats. JSON follows ruff's schema, so tools that read ruff's JSON read ours unchanged; the
+CI reports (github, sarif, gitlab, junit) are the ones ruff writes, for the same consumers."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tflint_perf import __version__
+from tflint_perf.faces.fingerprints import fingerprints
 from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, Diagnostic, Fix, Location
 
-FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif")
+FORMATS = ("concise", "full", "json", "json-lines", "github", "sarif", "gitlab", "junit")
 DOCS_URL = "https://github.com/tflint-perf/tflint-perf/blob/main/docs/rules/{code}.md"
 
 
@@ -157,12 +158,7 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
     results = []
-    for d in diagnostics:
-        line_text = ""
-        lines = sources.get(d.filename, "").splitlines()
-        if 0 < d.location.row <= len(lines):
-            line_text = lines[d.location.row - 1].strip()
-        fingerprint = hashlib.sha256(f"{d.code}:{line_text}".encode("utf-8")).hexdigest()[:16]
+    for d, fingerprint in zip(diagnostics, fingerprints(diagnostics, sources)):
         start, end = _in_file(d)
         result = {
             "ruleId": d.code,
@@ -182,7 +178,8 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
                     }
                 }
             ],
-            "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint}:1"},
+            # GitHub's own spelling of this fingerprint: a hash of the flagged text, then the occurrence.
+            "partialFingerprints": {"primaryLocationLineHash": f"{fingerprint.content[:16]}:{fingerprint.occurrence}"},
         }
         if d.cell is not None:  # the position the other formats give: rows and columns in the cell
             result["properties"] = {"cell": d.cell, "cellLocation": _loc(d.location),
@@ -223,6 +220,68 @@ def sarif(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources:
     out.write("\n")
 
 
+def _cell_place(d: Diagnostic) -> str:
+    """Where a finding is, in the words of the failure texts: ``cell 4, line 2, col 13`` (a notebook
+    finding: rows counted in the cell, as the json format gives them) or ``line 2, col 13``."""
+    cell = f"cell {d.cell}, " if d.cell is not None else ""
+    return f"{cell}line {d.location.row}, col {d.location.column}"
+
+
+# GitLab's severities are info, minor, major, critical, blocker: a file that could not be checked
+# ranks above a performance finding in the merge request's widget.
+_GITLAB_SEVERITY = {"error": "major", "warning": "minor"}
+
+
+def gitlab(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    """GitLab's code-quality report (the Code Climate subset GitLab reads), for
+    ``artifacts: reports: codequality:``. Lines are the file's own: a notebook finding is placed on
+    its line of the .ipynb, with its cell and row in the description."""
+    issues = []
+    for d, fingerprint in zip(diagnostics, fingerprints(diagnostics, sources)):
+        start, end = _in_file(d)
+        cell = f" ({_cell_place(d)})" if d.cell is not None else ""
+        issues.append({
+            "description": f"{d.code}: {d.message}{cell}",
+            "check_name": d.code,
+            "fingerprint": fingerprint.unique,
+            "severity": _GITLAB_SEVERITY[_level(d)],
+            "location": {"path": d.filename.replace("\\", "/"), "lines": {"begin": start.row, "end": end.row}},
+        })
+    json.dump(issues, out, indent=2)
+    out.write("\n")
+
+
+def junit(diagnostics: Sequence[Diagnostic], out: TextIO, unsafe: bool, sources: Dict[str, str]) -> None:
+    """JUnit XML as ruff writes it: one testsuite per file, one failing testcase per finding; a
+    clean run is one passing testcase, so a test dashboard shows the check ran."""
+    from xml.etree import ElementTree
+
+    counts = {"tests": str(max(1, len(diagnostics))), "skipped": "0", "failures": str(len(diagnostics)), "errors": "0"}
+    suites = ElementTree.Element("testsuites", {"name": "tflint-perf", **counts})
+    by_file: Dict[str, List[Diagnostic]] = {}
+    for d in diagnostics:
+        by_file.setdefault(d.filename, []).append(d)
+    if not by_file:
+        suite = ElementTree.SubElement(suites, "testsuite", {"name": "tflint-perf", **counts, "package": "tflint-perf"})
+        ElementTree.SubElement(suite, "testcase", {"name": "No errors found", "classname": "tflint-perf"})
+    for filename, found in by_file.items():
+        suite = ElementTree.SubElement(suites, "testsuite", {
+            "name": filename, "tests": str(len(found)), "skipped": "0", "errors": "0",
+            "failures": str(len(found)), "package": "tflint-perf"})
+        for d in found:
+            start, _ = _in_file(d)
+            case = ElementTree.SubElement(suite, "testcase", {
+                "name": f"tflint-perf.{d.code}", "classname": os.path.splitext(filename)[0],
+                "line": str(start.row), "column": str(start.column)})
+            properties = ElementTree.SubElement(case, "properties")
+            ElementTree.SubElement(properties, "property", {"name": "severity", "value": _level(d)})
+            failure = ElementTree.SubElement(case, "failure", {"message": d.message, "type": d.code})
+            failure.text = f"{_cell_place(d)}, {d.message}"
+    ElementTree.indent(suites, space="    ")
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ElementTree.tostring(suites, encoding="unicode") + "\n")
+
+
 WRITERS = {
     "concise": concise,
     "full": full,
@@ -230,6 +289,8 @@ WRITERS = {
     "json-lines": json_lines,
     "github": github,
     "sarif": sarif,
+    "gitlab": gitlab,
+    "junit": junit,
 }
 HUMAN = ("concise", "full")
 
