@@ -131,6 +131,12 @@ def test_unknown_selector_is_a_usage_error(project):
     assert result.returncode == 2 and "unknown rule selector `XYZ9`" in result.stderr
 
 
+def test_bad_output_format_from_the_environment_is_a_usage_error(project):
+    result = run_cli("check", "bad.py", cwd=project, env={"TFLINT_PERF_OUTPUT_FORMAT": "bogus"})
+    assert result.returncode == 2 and "TFLINT_PERF_OUTPUT_FORMAT='bogus'" in result.stderr
+    assert "internal error" not in result.stderr
+
+
 def test_unknown_flag_is_a_usage_error(project):
     assert run_cli("check", "--frobnicate", cwd=project).returncode == 2
 

@@ -302,6 +302,10 @@ def settings_for_run(args: argparse.Namespace, cache_directory: Optional[Callabl
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.output_format not in FORMATS:  # argparse checks choices on the command line, not a default from the environment
+        print(f"tflint-perf: error: TFLINT_PERF_OUTPUT_FORMAT={args.output_format!r} is not an output format "
+              f"(choose from {', '.join(FORMATS)})", file=sys.stderr)
+        return 2
     if args.watch:
         from tflint_perf.faces import verbs
 
