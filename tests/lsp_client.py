@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 WAIT_S = 60  # a bound on waiting for a notification on a loaded machine, never a speed assertion
 
 
-def capabilities(pull: bool = False, configuration: bool = True) -> types.ClientCapabilities:
+def capabilities(pull: bool = False, configuration: bool = True, resolve: bool = False) -> types.ClientCapabilities:
     """A plain editor: pushed diagnostics (pulled with ``pull``), code actions, hover, notebooks."""
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
@@ -27,7 +27,8 @@ def capabilities(pull: bool = False, configuration: bool = True) -> types.Client
         ),
         text_document=types.TextDocumentClientCapabilities(
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
-            code_action=types.CodeActionClientCapabilities(),
+            code_action=types.CodeActionClientCapabilities(resolve_support=types.ClientCodeActionResolveOptions(
+                properties=["edit"]) if resolve else None),
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
             diagnostic=types.DiagnosticClientCapabilities() if pull else None,
         ),
@@ -37,14 +38,15 @@ def capabilities(pull: bool = False, configuration: bool = True) -> types.Client
 
 
 @contextlib.asynccontextmanager
-async def serving(root: Path, options: Optional[dict] = None, pull: bool = False, configuration: Optional[dict] = None):
+async def serving(root: Path, options: Optional[dict] = None, pull: bool = False, configuration: Optional[dict] = None,
+                  resolve: bool = False):
     client: LanguageClient = make_test_lsp_client()
     if configuration is not None:
         client.set_configuration(configuration, section="tflint-perf")
     await client.start_io(sys.executable, "-m", "tflint_perf", "server", cwd=str(root),
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(pull), root_uri=uri(root), initialization_options=options,
+        capabilities=capabilities(pull, resolve=resolve), root_uri=uri(root), initialization_options=options,
         workspace_folders=[types.WorkspaceFolder(uri=uri(root), name="project")]))
     try:
         yield client

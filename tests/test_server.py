@@ -93,6 +93,19 @@ async def test_diagnostics_quick_fix_and_fix_all(project: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_fix_all_resolved_when_chosen(project: Path) -> None:
+    # A client that resolves edits gets fix all without its edit (computed at every cursor move, it
+    # would re-run the fixer), and the edit when it asks.
+    async with serving(project, resolve=True) as client:
+        target = open_file(client, project / "train.py")
+        item = (await published(client, target, lambda items: bool(items)))[0]
+        action = next(a for a in await actions_at(client, target, item) if a.kind == "source.fixAll.tflint-perf")
+        assert action.edit is None
+        resolved = await client.code_action_resolve_async(action)
+        assert ".map(decode, num_parallel_calls=tf.data.AUTOTUNE)" in apply_edits(TRAIN, resolved.edit.changes[target])
+
+
+@pytest.mark.asyncio
 async def test_disable_for_this_line(project: Path) -> None:
     async with serving(project) as client:
         target = open_file(client, project / "train.py")

@@ -21,6 +21,7 @@ from tflint_perf.text.diagnostics import INPUT_ERROR_CODES, UNSAFE, Diagnostic
 from tflint_perf.text.noqa import add_noqa
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.tflint-perf"
+FIX_ALL_TITLE = "Fix all auto-fixable problems (tflint-perf)"
 KINDS = [types.CodeActionKind.QuickFix, types.CodeActionKind(types.CodeActionKind.SourceFixAll.value), FIX_ALL]
 
 
@@ -30,7 +31,10 @@ def wanted(only: Optional[List[str]], kind: str) -> bool:
 
 
 def code_actions(documents: Documents, document: Document, checked: Checked, uri: str, requested: types.Range,
-                 only: Optional[List[str]], encoding: str) -> List[types.CodeAction]:
+                 only: Optional[List[str]], encoding: str, lazy: bool = False) -> List[types.CodeAction]:
+    """The actions at ``requested``. With ``lazy`` (the client resolves an action's edit when it is
+    chosen), fix all carries only what finds the document again: it re-runs the fixer, and editors
+    ask for actions at every cursor move."""
     actions: List[types.CodeAction] = []
     if checked.settings is None:
         return actions
@@ -48,9 +52,10 @@ def code_actions(documents: Documents, document: Document, checked: Checked, uri
             if diagnostic.code not in INPUT_ERROR_CODES or diagnostic.code == "TFP002":
                 actions.append(_noqa(uri, text, diagnostic, page))
     if (wanted(only, FIX_ALL)) and any(applicable(d, checked.settings.unsafe_fixes) for d in checked.diagnostics()):
-        edit = fix_all(documents, document, checked, encoding)
-        if edit is not None:
-            actions.append(types.CodeAction(title="Fix all auto-fixable problems (tflint-perf)", kind=FIX_ALL, edit=edit))
+        action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": document.uri, "version": document.version})
+        action.edit = None if lazy else fix_all(documents, document, checked, encoding)
+        if lazy or action.edit is not None:
+            actions.append(action)
     return actions
 
 

@@ -173,6 +173,14 @@ class TflintPerfServer(LanguageServer):
             self.schedule(uri, 0)
 
 
+def _resolves_edits(ls: TflintPerfServer) -> bool:
+    """Whether the client asks ``codeAction/resolve`` for an action's edit."""
+    text_document = ls.client_capabilities.text_document
+    code_action = text_document.code_action if text_document else None
+    support = code_action.resolve_support if code_action else None
+    return bool(support and "edit" in support.properties)
+
+
 def _path(uri: str) -> Optional[Path]:
     path = to_fs_path(uri)
     return Path(path) if path else None
@@ -261,7 +269,8 @@ def build_server() -> TflintPerfServer:
             for document in ls.documents.open_at(affected):
                 ls.schedule(document.uri, DEBOUNCE_S)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=actions.KINDS))
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=actions.KINDS, resolve_provider=True))
     def code_action(ls: TflintPerfServer, params: types.CodeActionParams) -> Optional[List[types.CodeAction]]:
         def answer():
             found = ls.fresh(params.text_document.uri)
@@ -269,8 +278,18 @@ def build_server() -> TflintPerfServer:
                 return None
             document, checked = found
             return actions.code_actions(ls.documents, document, checked, params.text_document.uri, params.range,
-                                        params.context.only, ls.encoding)
+                                        params.context.only, ls.encoding, lazy=_resolves_edits(ls))
         return ls.guarded("finding code actions", answer)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def resolve_code_action(ls: TflintPerfServer, action: types.CodeAction) -> types.CodeAction:
+        def answer():
+            data = action.data if isinstance(action.data, dict) else {}
+            found = ls.fresh(data.get("uri", ""))
+            if found is not None and action.kind == actions.FIX_ALL and found[0].version == data.get("version"):
+                action.edit = actions.fix_all(ls.documents, found[0], found[1], ls.encoding)
+        ls.guarded("resolving a code action", answer)
+        return action
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: TflintPerfServer, params: types.HoverParams) -> Optional[types.Hover]:
