@@ -176,6 +176,17 @@ async def test_syntax_error_mid_edit_is_a_diagnostic(project: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_file_beyond_the_limits_is_a_diagnostic(project: Path) -> None:
+    async with serving(project) as client:
+        huge = TRAIN + "x = 1\n" * 400_000  # 2.4 MiB: past text/limits.py's 2 MiB, as the command line says
+        target = open_file(client, project / "train.py", huge)
+        items = await published(client, target, lambda items: bool(items))
+        assert codes(items) == ["TFP002"] and "larger than 2 MiB" in items[0].message
+        change(client, project / "train.py", TRAIN, 2)
+        assert codes(await published(client, target, lambda items: codes(items) == ["TFP102"])) == ["TFP102"]
+
+
+@pytest.mark.asyncio
 async def test_shutdown_and_exit_end_the_server_cleanly(project: Path) -> None:
     async with serving(project) as client:
         open_file(client, project / "train.py")

@@ -43,6 +43,12 @@ CELLS = [
 ]
 
 
+def changed_on_disk(client, path: Path) -> None:
+    """What the editor's file watcher sends."""
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)]))
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
@@ -70,8 +76,7 @@ async def test_a_file_changed_on_disk_rechecks_the_open_modules(project: Path) -
         data = open_file(client, project / "data.py")
         assert codes(await published(client, data, lambda items: bool(items))) == ["TFP102"]
         (project / "train.py").write_text(EVALUATES)  # not open: the editor's watcher reports it
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=uri(project / "train.py"), type=types.FileChangeType.Changed)]))
+        changed_on_disk(client, project / "train.py")
         assert await published(client, data, lambda items: not items) == []
 
 
@@ -83,20 +88,16 @@ async def test_settings_and_tensorflow_version_reload(tmp_path: Path) -> None:
         target = open_file(client, tmp_path / "train.py")
         assert codes(await published(client, target, lambda items: bool(items))) == ["TFP102"]
 
-        def changed(name: str) -> None:
-            client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-                types.FileEvent(uri=uri(tmp_path / name), type=types.FileChangeType.Changed)]))
-
         # TensorFlow 2.15 parallelises a stateless map itself: TFP102 no longer applies.
         (tmp_path / "requirements.txt").write_text("tensorflow>=2.15\n")
-        changed("requirements.txt")
+        changed_on_disk(client, tmp_path / "requirements.txt")
         assert await published(client, target, lambda items: not items) == []
         (tmp_path / "requirements.txt").write_text("tensorflow>=2.4\n")
-        changed("requirements.txt")
+        changed_on_disk(client, tmp_path / "requirements.txt")
         assert codes(await published(client, target, lambda items: bool(items))) == ["TFP102"]
         # The project's own selection.
         (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n[tool.tflint-perf]\nignore = ['TFP102']\n")
-        changed("pyproject.toml")
+        changed_on_disk(client, tmp_path / "pyproject.toml")
         assert await published(client, target, lambda items: not items) == []
 
 
@@ -128,8 +129,7 @@ async def test_a_bad_configuration_is_a_diagnostic_and_a_message(tmp_path: Path)
         assert any("TFP999x" in message.message for message in client.messages)
         # Mended on disk: the findings come back.
         (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=uri(tmp_path / "pyproject.toml"), type=types.FileChangeType.Changed)]))
+        changed_on_disk(client, tmp_path / "pyproject.toml")
         assert codes(await published(client, target, lambda items: codes(items) == ["TFP102"])) == ["TFP102"]
 
 

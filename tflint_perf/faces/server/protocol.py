@@ -113,10 +113,15 @@ class TflintPerfServer(LanguageServer):
         await asyncio.sleep(delay)
         if self.pending.get(uri) is asyncio.current_task():
             del self.pending[uri]
-        self.guarded(f"checking {uri}", self.check_and_publish, uri)
+        self.guarded(f"checking {uri}", self.check_now, uri)
+
+    def check_now(self, uri: str) -> Optional[Checked]:
+        """Check and publish ``uri``, then schedule the open documents that depend on its change."""
+        checked = self.check_and_publish(uri)
         for other in sorted(self.after.pop(uri, set())):
             if other in self.documents.open:
                 self.schedule(other, DEBOUNCE_S)
+        return checked
 
     def check_and_publish(self, uri: str) -> Optional[Checked]:
         document = self.documents.open.get(uri)
@@ -163,9 +168,8 @@ class TflintPerfServer(LanguageServer):
         if checked is None or checked.version != document.version or checked.text != document.text:
             pending = self.pending.pop(document.uri, None)
             if pending is not None:
-                pending.cancel()
-                self.documents.put(document)
-            checked = self.check_and_publish(document.uri)
+                pending.cancel()  # checked here instead: the text was taken in when it changed
+            checked = self.check_now(document.uri)
         return (document, checked) if checked is not None else None
 
     def recheck_all(self) -> None:
@@ -220,13 +224,10 @@ def build_server() -> TflintPerfServer:
         ls.shown_errors.clear()
         ls.recheck_all()
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: TflintPerfServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.guarded("opening a document", ls.take, params.text_document.uri, 0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: TflintPerfServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.guarded("taking in a change", ls.take, params.text_document.uri, DEBOUNCE_S)
+    # Opening or changing a file or a notebook: its text is taken in, and checked at once or debounced.
+    for method, delay in ((types.TEXT_DOCUMENT_DID_OPEN, 0), (types.TEXT_DOCUMENT_DID_CHANGE, DEBOUNCE_S),
+                          (types.NOTEBOOK_DOCUMENT_DID_OPEN, 0), (types.NOTEBOOK_DOCUMENT_DID_CHANGE, DEBOUNCE_S)):
+        server.feature(method)(_taking(method, delay))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TflintPerfServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -236,22 +237,14 @@ def build_server() -> TflintPerfServer:
         elif params.text_document.uri in ls.documents.open:
             ls.schedule(params.text_document.uri, 0)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: TflintPerfServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.guarded("closing a document", _close, ls, params.text_document.uri, [params.text_document.uri])
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
-    def notebook_open(ls: TflintPerfServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.guarded("opening a notebook", ls.take, params.notebook_document.uri, 0)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def notebook_change(ls: TflintPerfServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        ls.guarded("taking in a notebook change", ls.take, params.notebook_document.uri, DEBOUNCE_S)
-
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_save(ls: TflintPerfServer, params: types.DidSaveNotebookDocumentParams) -> None:
         if params.notebook_document.uri in ls.documents.open:
             ls.schedule(params.notebook_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TflintPerfServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.guarded("closing a document", _close, ls, params.text_document.uri, [params.text_document.uri])
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_close(ls: TflintPerfServer, params: types.DidCloseNotebookDocumentParams) -> None:
@@ -343,6 +336,13 @@ async def _pull_configuration(ls: TflintPerfServer) -> None:
         ls.store.set_editor({**ls.store.editor, **answer[0]})
         ls.documents.reload_settings()
         ls.recheck_all()
+
+
+def _taking(method: str, delay: float):
+    def handler(ls: TflintPerfServer, params) -> None:
+        document = getattr(params, "text_document", None) or params.notebook_document
+        ls.guarded(method, ls.take, document.uri, delay)
+    return handler
 
 
 def _settings_changed(ls: TflintPerfServer) -> None:
