@@ -11,7 +11,8 @@ from typing import Callable, List, Optional
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from pytest_lsp.client import make_test_lsp_client
+from pygls.protocol import default_converter
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 from pygls.uris import from_fs_path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,10 +38,24 @@ def capabilities(pull: bool = False, configuration: bool = True, resolve: bool =
     )
 
 
+def make_client() -> LanguageClient:
+    """pytest-lsp's test client, which also records each publication (``client.publications``: uri,
+    version, codes) to tell which version of a document each one was about."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.publications = []
+
+    def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+        client.publications.append((params.uri, params.version, codes(params.diagnostics)))
+        client.diagnostics[params.uri] = params.diagnostics
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish})
+    return client
+
+
 @contextlib.asynccontextmanager
 async def serving(root: Path, options: Optional[dict] = None, pull: bool = False, configuration: Optional[dict] = None,
                   resolve: bool = False):
-    client: LanguageClient = make_test_lsp_client()
+    client = make_client()
     if configuration is not None:
         client.set_configuration(configuration, section="tflint-perf")
     await client.start_io(sys.executable, "-m", "tflint_perf", "server", cwd=str(root),

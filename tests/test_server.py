@@ -93,6 +93,23 @@ async def test_diagnostics_quick_fix_and_fix_all(project: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_changes_in_a_burst_publish_only_what_each_version_holds(project: Path) -> None:
+    fixed = TRAIN.replace(".map(decode)", ".map(decode, num_parallel_calls=4)")
+    async with serving(project) as client:
+        target = open_file(client, project / "train.py")
+        await published(client, target, lambda items: bool(items))
+        texts = {version: fixed if version % 2 else TRAIN for version in range(2, 8)}
+        for version, text in texts.items():
+            change(client, project / "train.py", text, version)
+        await published(client, target, lambda items: client.publications[-1][1] == 7)
+        seen = [(version, found) for uri, version, found in client.publications if uri == target]
+        expected = {1: ["TFP102"], **{v: [] if text == fixed else ["TFP102"] for v, text in texts.items()}}
+        assert all(found == expected[version] for version, found in seen)  # never a stale result
+        assert [version for version, _ in seen] == sorted(version for version, _ in seen)
+        assert seen[-1] == (7, [])
+
+
+@pytest.mark.asyncio
 async def test_fix_all_resolved_when_chosen(project: Path) -> None:
     # A client that resolves edits gets fix all without its edit (computed at every cursor move, it
     # would re-run the fixer), and the edit when it asks.
@@ -192,6 +209,13 @@ async def test_shutdown_and_exit_end_the_server_cleanly(project: Path) -> None:
         open_file(client, project / "train.py")
         await client.shutdown_session()
         assert client._server.returncode == 0
+
+
+@pytest.mark.asyncio
+async def test_exit_without_shutdown_is_exit_code_1(project: Path) -> None:
+    async with serving(project) as client:
+        client.exit(None)  # as the protocol says: exit before shutdown is an error
+        assert await client._server.wait() == 1
 
 
 def test_without_pygls_the_server_says_so() -> None:

@@ -115,15 +115,17 @@ class TflintPerfServer(LanguageServer):
             del self.pending[uri]
         self.guarded(f"checking {uri}", self.check_now, uri)
 
-    def check_now(self, uri: str) -> Optional[Checked]:
+    def check_now(self, uri: str, pulled: bool = False) -> Optional[Checked]:
         """Check and publish ``uri``, then schedule the open documents that depend on its change."""
-        checked = self.check_and_publish(uri)
+        checked = self.check_and_publish(uri, pulled)
         for other in sorted(self.after.pop(uri, set())):
             if other in self.documents.open:
                 self.schedule(other, DEBOUNCE_S)
         return checked
 
-    def check_and_publish(self, uri: str) -> Optional[Checked]:
+    def check_and_publish(self, uri: str, pulled: bool = False) -> Optional[Checked]:
+        """Check ``uri`` and send its diagnostics; a client that pulls them is asked to pull again,
+        unless this check answers its own request (``pulled``)."""
         document = self.documents.open.get(uri)
         if document is None:
             return None
@@ -133,7 +135,8 @@ class TflintPerfServer(LanguageServer):
         for message in checked.result.internal_errors + checked.result.errors:
             self.log(f"{document.name}: {message}", types.MessageType.Error)
         if self.pull:
-            self._refresh_pulled()
+            if not pulled:
+                self._refresh_pulled()
         else:
             for target, items in self.items(document, checked).items():
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -159,7 +162,7 @@ class TflintPerfServer(LanguageServer):
             found[cell.uri] = [to_lsp(d, page) for d in checked.diagnostics() if d.cell == number]
         return found
 
-    def fresh(self, uri: str) -> Optional[tuple]:
+    def fresh(self, uri: str, pulled: bool = False) -> Optional[tuple]:
         """The document of ``uri`` and a check of its current version (made now if need be)."""
         document = self.document(uri)
         if document is None or document.uri not in self.documents.open:
@@ -169,7 +172,7 @@ class TflintPerfServer(LanguageServer):
             pending = self.pending.pop(document.uri, None)
             if pending is not None:
                 pending.cancel()  # checked here instead: the text was taken in when it changed
-            checked = self.check_now(document.uri)
+            checked = self.check_now(document.uri, pulled)
         return (document, checked) if checked is not None else None
 
     def recheck_all(self) -> None:
@@ -212,6 +215,14 @@ def build_server() -> TflintPerfServer:
                 id="tflint-perf-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
         await _pull_configuration(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: TflintPerfServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        # pygls has updated its own list; settings are per folder, so they are read again.
+        paths = [_path(folder.uri) for folder in ls.workspace.folders.values()]
+        ls.documents.folders = [p.resolve() for p in paths if p is not None]
+        ls.documents.reload_settings()
+        ls.recheck_all()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: TflintPerfServer, params: types.DidChangeConfigurationParams) -> None:
@@ -301,7 +312,7 @@ def build_server() -> TflintPerfServer:
         identifier="tflint-perf", inter_file_dependencies=True, workspace_diagnostics=False))
     def pull_diagnostics(ls: TflintPerfServer, params: types.DocumentDiagnosticParams):
         def answer():
-            found = ls.fresh(params.text_document.uri)
+            found = ls.fresh(params.text_document.uri, pulled=True)
             if found is None:
                 return []
             document, checked = found
