@@ -88,6 +88,14 @@ def change(client: LanguageClient, path: Path, text: str, version: int) -> None:
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
 
 
+def apply_in_editor(client: LanguageClient, path: Path, edits: List[types.TextEdit], version: int) -> None:
+    """An editor applying a code action's edits to its buffer: incremental changes, last first."""
+    ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
+        content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for e in ordered]))
+
+
 async def published(client: LanguageClient, target: str,
                     until: Callable[[List[types.Diagnostic]], bool] = lambda items: True) -> List[types.Diagnostic]:
     """The diagnostics published for ``target`` once ``until`` holds for them."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.lsp_client import (REPO, actions_at, apply_edits, change, codes, open_file, published, serving)
+from tests.lsp_client import (REPO, actions_at, apply_edits, apply_in_editor, change, codes, open_file, published, serving)
 
 TRAIN = '''import tensorflow as tf
 
@@ -76,7 +76,7 @@ async def test_diagnostics_quick_fix_and_fix_all(project: Path) -> None:
         fixed = apply_edits(TRAIN, edits)
         assert ".map(decode, num_parallel_calls=tf.data.AUTOTUNE)" in fixed
 
-        change(client, project / "train.py", fixed, 2)
+        apply_in_editor(client, project / "train.py", edits, 2)
         assert await published(client, target, lambda items: not items) == []
 
         # The whole-document fix gives what `tflint-perf check --fix` writes.

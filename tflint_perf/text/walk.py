@@ -102,6 +102,34 @@ def owning_statements(statements: Sequence[cst.CSTNode], wanted: Set[int]) -> Op
     return None if remaining else owners
 
 
+def node_ids(root: cst.CSTNode) -> Set[int]:
+    """The ids of every node in ``root``'s tree, whitespace and punctuation included: what
+    ``node.children`` gives, read from the fields in place (``children`` rebuilds each node to list them)."""
+    ids: Set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        ids.add(id(node))
+        for name in _all_fields(type(node)):
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
+            elif _NODE_TYPES.get(kind) or _is_node_type(kind):
+                stack.append(value)
+    return ids
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _all_fields(kind: type) -> Tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(kind))
+    return names
+
+
 def _is_node_type(kind: type) -> bool:
     # isinstance(x, cst.CSTNode) goes through ABCMeta, and this question is asked for every child.
     is_node = _NODE_TYPES.get(kind)

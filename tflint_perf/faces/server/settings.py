@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Union
 
 from tflint_perf.checking.config import (
     ConfigError,
@@ -55,7 +55,7 @@ class SettingsStore:
 
     def __init__(self) -> None:
         self.editor: Dict[str, Any] = {}
-        self._loaded: Dict[Tuple[Optional[Path], Path], Union[Settings, ConfigError]] = {}
+        self._loaded: Dict[Path, Union[Settings, ConfigError]] = {}  # per directory, until ``forget``
 
     def set_editor(self, raw: Any) -> None:
         self.editor = editor_settings(raw)
@@ -72,15 +72,13 @@ class SettingsStore:
         return value if isinstance(value, bool) else None
 
     def for_path(self, path: Path, folder: Path) -> Settings:
-        config = find_config(path.parent)
-        key = (config, path.parent)
-        known = self._loaded.get(key)
+        known = self._loaded.get(path.parent)
         if known is None:
             try:
-                known = with_project_version(self._layered(config, folder), path)
+                known = with_project_version(self._layered(find_config(path.parent), folder), path)
             except ConfigError as problem:
                 known = problem
-            self._loaded[key] = known
+            self._loaded[path.parent] = known
         if isinstance(known, ConfigError):
             raise known
         return known
