@@ -116,6 +116,13 @@ async def test_editor_settings_go_over_the_project_config(tmp_path: Path) -> Non
     async with serving(tmp_path, options={"targetVersion": "2.15"}) as client:
         target = open_file(client, tmp_path / "train.py")
         assert await published(client, target, lambda items: not items) == []
+    # Changed in the editor while the server runs: it asks for the settings again.
+    async with serving(tmp_path, configuration={}) as client:
+        target = open_file(client, tmp_path / "train.py")
+        assert codes(await published(client, target, lambda items: bool(items))) == ["TFP102"]
+        client.set_configuration({"ignore": ["TFP102"]}, section="tflint-perf")
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        assert await published(client, target, lambda items: not items) == []
 
 
 @pytest.mark.asyncio

@@ -26,7 +26,7 @@ from tflint_perf.faces.server.convert import Page, config_error, to_lsp
 from tflint_perf.faces.server.documents import Checked, Document, Documents
 from tflint_perf.faces.server.hover import hover_text
 from tflint_perf.faces.server.notebooks import cell_range, cells_of, document_json
-from tflint_perf.faces.server.settings import SettingsStore, is_settings_file
+from tflint_perf.faces.server.settings import SettingsStore, editor_settings, is_settings_file
 from tflint_perf.text.notebook import NOTEBOOK_SUFFIX
 
 DEBOUNCE_S = 0.15
@@ -228,7 +228,7 @@ def build_server() -> TflintPerfServer:
     async def did_change_configuration(ls: TflintPerfServer, params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings.get(SETTINGS_SECTION) if isinstance(params.settings, dict) else None
         if isinstance(settings, dict):
-            ls.store.set_editor({**ls.store.editor, **settings})
+            ls.store.set_editor({**editor_settings(ls.initialization_options), **settings})
         else:
             await _pull_configuration(ls)
         ls.documents.reload_settings()
@@ -344,7 +344,7 @@ async def _pull_configuration(ls: TflintPerfServer) -> None:
         ls.log(f"tflint-perf: workspace/configuration unanswered ({error}); using the initialization options")
         return
     if answer and isinstance(answer[0], dict):
-        ls.store.set_editor({**ls.store.editor, **answer[0]})
+        ls.store.set_editor({**editor_settings(ls.initialization_options), **answer[0]})
         ls.documents.reload_settings()
         ls.recheck_all()
 
