@@ -54,11 +54,11 @@ def make_client() -> LanguageClient:
 
 @contextlib.asynccontextmanager
 async def serving(root: Path, options: Optional[dict] = None, pull: bool = False, configuration: Optional[dict] = None,
-                  resolve: bool = False):
+                  resolve: bool = False, arguments: tuple = ()):
     client = make_client()
     if configuration is not None:
         client.set_configuration(configuration, section="tflint-perf")
-    await client.start_io(sys.executable, "-m", "tflint_perf", "server", cwd=str(root),
+    await client.start_io(sys.executable, "-m", "tflint_perf", "server", *arguments, cwd=str(root),
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     await client.initialize_session(types.InitializeParams(
         capabilities=capabilities(pull, resolve=resolve), root_uri=uri(root), initialization_options=options,

@@ -205,7 +205,7 @@ async def test_a_file_beyond_the_limits_is_a_diagnostic(project: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_shutdown_and_exit_end_the_server_cleanly(project: Path) -> None:
-    async with serving(project) as client:
+    async with serving(project, arguments=("--stdio",)) as client:  # as VS Code's client starts a server
         open_file(client, project / "train.py")
         await client.shutdown_session()
         assert client._server.returncode == 0

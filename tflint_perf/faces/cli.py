@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule.set_defaults(func=run_rule)
 
     server = commands.add_parser("server", help="run the language server (LSP over stdio) for editors")
+    server.add_argument("--stdio", action="store_true",
+                        help="talk over stdin/stdout: the only transport, accepted for clients that pass it")
     server.set_defaults(func=run_server)
 
     version = commands.add_parser("version", help="print the version")
