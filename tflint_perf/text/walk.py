@@ -92,13 +92,7 @@ def owning_statements(statements: Sequence[cst.CSTNode], wanted: Set[int]) -> Op
             if id(node) in remaining:
                 owners[id(node)] = position
                 remaining.discard(id(node))
-            for name in _field_order(node)[0]:
-                value = getattr(node, name)
-                kind = type(value)
-                if kind is tuple or kind is list:
-                    stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
-                elif _NODE_TYPES.get(kind) or _is_node_type(kind):
-                    stack.append(value)
+            _push_children(node, _field_order(node)[0], stack)
     return None if remaining else owners
 
 
@@ -110,14 +104,19 @@ def node_ids(root: cst.CSTNode) -> Set[int]:
     while stack:
         node = stack.pop()
         ids.add(id(node))
-        for name in _all_fields(type(node)):
-            value = getattr(node, name)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
-            elif _NODE_TYPES.get(kind) or _is_node_type(kind):
-                stack.append(value)
+        _push_children(node, _all_fields(type(node)), stack)
     return ids
+
+
+def _push_children(node: cst.CSTNode, names: Sequence[str], stack: List[cst.CSTNode]) -> None:
+    """Push the nodes that ``node``'s fields ``names`` hold."""
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
+        elif _NODE_TYPES.get(kind) or _is_node_type(kind):
+            stack.append(value)
 
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}

@@ -52,7 +52,8 @@ def code_actions(documents: Documents, document: Document, checked: Checked, uri
             if diagnostic.code not in INPUT_ERROR_CODES or diagnostic.code == "TFP002":
                 actions.append(_noqa(uri, text, diagnostic, page))
     if (wanted(only, FIX_ALL)) and any(applicable(d, checked.settings.unsafe_fixes) for d in checked.diagnostics()):
-        action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": document.uri, "version": document.version})
+        action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL,
+                                  data={"uri": document.uri, "version": document.version})
         action.edit = None if lazy else fix_all(documents, document, checked, encoding)
         if lazy or action.edit is not None:
             actions.append(action)
@@ -120,5 +121,6 @@ def fix_all(documents: Documents, document: Document, checked: Checked, encoding
     if fixed is None:
         return None
     if document.cells is None:
-        return types.WorkspaceEdit(changes={document.uri: minimal_edits(checked.text, fixed, Page(checked.text, encoding))})
+        page = Page(checked.text, encoding)
+        return types.WorkspaceEdit(changes={document.uri: minimal_edits(checked.text, fixed, page)})
     return _edit_cells(document, sources_of(fixed), encoding)

@@ -18,7 +18,7 @@ from tflint_perf.checking.config import ConfigError, Settings
 from tflint_perf.checking.discovery import relative_to_root
 from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.checking.workspace import Workspace, workspace_for
-from tflint_perf.faces.server.notebooks import Cell, document_json
+from tflint_perf.faces.server.notebooks import Cell
 from tflint_perf.faces.server.settings import SettingsStore, folder_of
 from tflint_perf.text.diagnostics import Diagnostic
 from tflint_perf.text.parsing import InternalError, ParseError
@@ -133,7 +133,7 @@ class Documents:
         answered from memory); None when it does not parse."""
         codes = settings.codes_for(relative_to_root(document.path, settings))
         try:
-            return workspace_for(document.path, settings.root).check_text(module, document.name, settings, codes,
-                                                                         path=document.path)
+            workspace = workspace_for(document.path, settings.root)
+            return workspace.check_text(module, document.name, settings, codes, path=document.path)
         except (ParseError, InternalError):
             return None

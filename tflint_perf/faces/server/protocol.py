@@ -198,7 +198,8 @@ def build_server() -> TflintPerfServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: TflintPerfServer, params: types.InitializeParams) -> None:
-        ls.initialization_options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        options = params.initialization_options
+        ls.initialization_options = options if isinstance(options, dict) else {}
         ls.store.set_editor(ls.initialization_options)
         folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
         ls.documents.folders = [p.resolve() for p in map(_path, folders) if p is not None]
