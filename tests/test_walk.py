@@ -146,6 +146,18 @@ def test_the_collector_records_the_same_module_either_way(index):
     assert _shape(vars(fast), {}) == _shape(vars(reference), {})
 
 
+@pytest.mark.parametrize("index", range(0, len(CORPUS), 7))
+def test_node_ids_are_every_node_children_reaches(index):
+    # A project session tells a module's findings from another module's by these ids (ModuleModel.owns).
+    module = cst.parse_module(CORPUS[index])
+    reference, stack = set(), [module]
+    while stack:
+        node = stack.pop()
+        reference.add(id(node))
+        stack.extend(node.children)
+    assert walk_module.node_ids(module) == reference
+
+
 def test_walk_honours_a_visit_hook_that_returns_false():
     class NoLambdas(cst.CSTVisitor):
         def __init__(self) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.names import ImportTable, dotted_text
-from tflint_perf.text.walk import walk
+from tflint_perf.text.walk import node_ids, walk
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 LoopNode = Union[cst.For, cst.While]
@@ -517,13 +517,7 @@ class ModuleModel:
 
     @cached_property
     def _node_ids(self) -> frozenset:
-        ids = set()
-        stack: List[cst.CSTNode] = [self.module]
-        while stack:
-            node = stack.pop()
-            ids.add(id(node))
-            stack.extend(node.children)
-        return frozenset(ids)
+        return frozenset(node_ids(self.module))
 
     def tensorflow_alias(self) -> Optional[str]:
         """The local name the module uses for TensorFlow itself (``tf``, ``tf2``...), if any."""

@@ -62,7 +62,14 @@ def process_bytes(data: bytes, name: str, path: Path, settings: Settings, mode: 
     except SourceError as problem:
         _report(result, codes, IO_ERROR, str(problem), problem.row, problem.column)
         return result
-    text = source.text
+    return process_text(source.text, name, path, settings, mode, explicit, result)
+
+
+def process_text(text: str, name: str, path: Path, settings: Settings, mode: Mode, explicit: bool = True,
+                 result: Optional[FileResult] = None) -> FileResult:
+    """``process_bytes`` for a text already decoded (an editor's buffer: the language server)."""
+    result = result if result is not None else FileResult(name)
+    codes: Set[str] = settings.codes_for(relative_to_root(path, settings))
     if not text.strip():
         if explicit:
             result.notes.append("file is empty, nothing to check")

@@ -34,7 +34,7 @@ from tflint_perf.checking.discovery import NO_FILES_WARNING, Found, is_excluded,
 from tflint_perf.faces.output import FORMATS, HUMAN, WRITERS, colour_enabled, plural, set_colour, summary_lines
 from tflint_perf.checking.runner import Job, check_files, default_jobs
 
-COMMANDS = ("check", "rule", "version", "clean", "bench", "verify")
+COMMANDS = ("check", "rule", "version", "clean", "server", "bench", "verify")
 
 
 def _codes(value: str) -> List[str]:
@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--output-format", choices=("text", "json"), default="text")
     rule.set_defaults(func=run_rule)
 
+    server = commands.add_parser("server", help="run the language server (LSP over stdio) for editors")
+    server.add_argument("--stdio", action="store_true",
+                        help="talk over stdin/stdout: the only transport, accepted for clients that pass it")
+    server.set_defaults(func=run_server)
+
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(func=lambda args: print(f"tflint-perf {__version__}") or 0)
 
@@ -163,6 +168,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         traceback.print_exc()
         print(f"tflint-perf: internal error: {type(error).__name__}: {error} (please report this)", file=sys.stderr)
         return 2
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from tflint_perf.faces.server import run  # pygls only for the server
+
+    return run()
 
 
 # -- rule ------------------------------------------------------------------------------------------

@@ -223,3 +223,8 @@ def _setup_py_requirements(text: str) -> List[str]:
     except (SyntaxError, ValueError):
         return []
     return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def forget_inferred_versions() -> None:
+    """Forget each directory's answer: a dependency file changed (the language server reloads)."""
+    _infer.cache_clear()

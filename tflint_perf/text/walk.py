@@ -92,14 +92,41 @@ def owning_statements(statements: Sequence[cst.CSTNode], wanted: Set[int]) -> Op
             if id(node) in remaining:
                 owners[id(node)] = position
                 remaining.discard(id(node))
-            for name in _field_order(node)[0]:
-                value = getattr(node, name)
-                kind = type(value)
-                if kind is tuple or kind is list:
-                    stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
-                elif _NODE_TYPES.get(kind) or _is_node_type(kind):
-                    stack.append(value)
+            _push_children(node, _field_order(node)[0], stack)
     return None if remaining else owners
+
+
+def node_ids(root: cst.CSTNode) -> Set[int]:
+    """The ids of every node in ``root``'s tree, whitespace and punctuation included: what
+    ``node.children`` gives, read from the fields in place (``children`` rebuilds each node to list them)."""
+    ids: Set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        ids.add(id(node))
+        _push_children(node, _all_fields(type(node)), stack)
+    return ids
+
+
+def _push_children(node: cst.CSTNode, names: Sequence[str], stack: List[cst.CSTNode]) -> None:
+    """Push the nodes that ``node``'s fields ``names`` hold."""
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            stack.extend(child for child in value if _NODE_TYPES.get(type(child)) or _is_node_type(type(child)))
+        elif _NODE_TYPES.get(kind) or _is_node_type(kind):
+            stack.append(value)
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _all_fields(kind: type) -> Tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(field.name for field in dataclasses.fields(kind))
+    return names
 
 
 def _is_node_type(kind: type) -> bool:
