@@ -34,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, TypeVar
 
+from tflint_perf.text.prefilter import may_hold_pipelines
+
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
 MAX_PROJECT_DIRECTORIES = 20000
@@ -52,7 +54,6 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _SUFFIXES = (".py", ".ipynb")
 # Text without any of these cannot build, extend or iterate a tf.data pipeline.
-_PIPELINE_TEXT = re.compile(r"Dataset|tf\.data|tfds|dataset_from_directory|dataset_from_array")
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,7 @@ class Project:
         """A cheap test before modelling a module for its pipelines: does its text mention tf.data at all."""
         known = self._pipeline_text.get(path)
         if known is None:
-            known = self._pipeline_text[path] = _PIPELINE_TEXT.search(self.text_of(path)) is not None
+            known = self._pipeline_text[path] = may_hold_pipelines(self.text_of(path))
         return known
 
     def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:

@@ -143,7 +143,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                 continue
             if not any(pipelines.does_work(state) for state in states):
                 continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
-            if all(pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states):
+            every_epoch = pipelines.every_epoch(consumption)
+            if not every_epoch and all(
+                pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states
+            ):
                 continue  # built by `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util`
             last_calls = {state.last_call for state in states}
             for state in states:
@@ -157,13 +160,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                     if has_prefetch
                     else "Pipeline consumed by"
                 )
-                consumer = f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
-                consumer += consumption.where
+                consumer = _consumer(consumption, every_epoch) + consumption.where
+                step = "evaluation step" if every_epoch else "training step"
                 message = (
                     f"{problem} {consumer} does not end with `prefetch`; input preparation and the "
-                    "training step run one after the other"
+                    f"{step} run one after the other"
                     if not has_prefetch
-                    else f"{problem} {consumer}: the ops after it run in step with training"
+                    else f"{problem} {consumer}: the ops after it run in step with "
+                    + ("evaluation" if every_epoch else "training")
                 )
                 if context.settings.target_version is None:
                     message += " (on TensorFlow < 2.12, or with autotune off; later versions inject one themselves)"
@@ -178,6 +182,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         value, imports = spelling
         return FixPlan(SAFE, f"Append `.prefetch({value})`", (append_op(context.model, last, f".prefetch({value})"),),
                        imports)
+
+
+def _consumer(consumption, every_epoch: bool) -> str:
+    """How the message names the consumer: `model.fit()`, its `validation_data`, a training loop."""
+    if every_epoch:
+        if consumption.kind == "model":
+            return f"`{consumption.description}` as `validation_data` every epoch"
+        return "an evaluation loop run every epoch"
+    return f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
 
 
 def runtime_injects_prefetch(context: RuleContext) -> bool:

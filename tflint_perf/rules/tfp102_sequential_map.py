@@ -130,10 +130,8 @@ batch instead. A map that must stay sequential to save memory can say so with
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
                 continue
-            if pipelines.only_consumed_outside(call, self.purposes):
-                continue  # evaluation, inspection, a one-off pass, a loop that does not train: as TFP101
-            if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
-                continue  # in `eval_input_fn`, `make_test_dataset`, `val_ds = ...`, a plotting helper
+            if not pipelines.serves(call, states, self.purposes):
+                continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview
             if any(pipelines.replays_one_element(state, call) for state in states):
                 continue  # `Dataset.range(1).repeat().map(make_fake_batch)`: synthetic input
             if _is_true(argument(call, "synchronous", None)):

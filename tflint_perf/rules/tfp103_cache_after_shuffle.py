@@ -8,6 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.pipelines.values import Op, State, maximal
+from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.fixes.chain_edits import move_before
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
@@ -166,6 +167,8 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
                 continue
             if self._only_reshuffled(context, states, firsts, cache) or self._iterated_once(context, states, cache):
                 continue
+            if not self._for_training(context, states, cache):
+                continue  # `make_eval_dataset`, `val_ds = ...`, consumed only by evaluation or a preview
             if all(_replays_a_sample(state, cache) for state in states):
                 continue  # `take(1).cache().repeat()`: fake data that replays one batch on purpose
             random_op = next(first for first in firsts if first is not None)
@@ -183,29 +186,32 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         return next((op for op in state.ops_before(cache) if self._is_random(context, op)), None)
 
     def _is_random(self, context: RuleContext, op: Op) -> bool:
-        if op.name == "shuffle":
-            reshuffle = argument(op.call, "reshuffle_each_iteration", 2)
-            fixed_order = reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False"
-            return not fixed_order
-        if op.name in ("map", "map_with_legacy_function"):
-            function = argument(op.call, "map_func", 0)
-            if function is None:
-                return False
-            scope = context.model.pipelines.scope_of(op.call)
-            return context.model.effects.of_expression(function.value, scope).random
-        return False
+        return context.model.pipelines.randomises(op)
 
     def _only_reshuffled(self, context, states: Sequence[State], firsts, cache: cst.Call) -> bool:
-        """Only shuffles are frozen, and every path reshuffles after the cache."""
+        """Only shuffles are frozen, and a shuffle after the cache (here or in a helper the pipeline
+        goes through) restores per-epoch order. One path that reshuffles is enough: the reference
+        ImageNet input functions shuffle files and reshuffle records under the same `if is_training:`,
+        and the paths that take one branch and not the other never run."""
+        pipelines = context.model.pipelines
+        reshuffled = False
         for state, first in zip(states, firsts):
             if first is None:
                 continue
-            frozen_randomness = [op for op in state.ops_before(cache) if self._is_random(context, op)]
-            if any(op.name != "shuffle" for op in frozen_randomness):
-                return False
-            if not any(op.name == "shuffle" and self._is_random(context, op) for op in state.ops_after(cache)):
-                return False
-        return True
+            if any(pipelines.randomises(op) and not pipelines.reshuffles(op) for op in state.ops_before(cache)):
+                return False  # a random map: a later shuffle reorders the frozen augmentation, nothing more
+            reshuffled = reshuffled or any(pipelines.reshuffles(op) for op in state.ops_after(cache))
+        return reshuffled
+
+    def _for_training(self, context: RuleContext, states: Sequence[State], cache: cst.Call) -> bool:
+        """A frozen order or augmentation matters only to training: silent when every consumer in
+        sight evaluates, predicts, inspects or passes once, or, with none in sight, when the pipeline's
+        names and content say evaluation or inspection."""
+        pipelines = context.model.pipelines
+        consumptions = pipelines.consumptions_of(cache)
+        if consumptions:
+            return any(c.purpose in (Purpose.TRAINING, Purpose.UNKNOWN) for c in consumptions)
+        return pipelines.purpose_unseen(cache, states) not in (Purpose.EVALUATION, Purpose.INSPECTION)
 
     def _iterated_once(self, context: RuleContext, states: Sequence[State], cache: cst.Call) -> bool:
         pipelines = context.model.pipelines
