@@ -30,9 +30,11 @@ loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`) whos
 transformation is not `prefetch`.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
-`train_step`, `apply_gradients`, open a `GradientTape`) count, and so do loops whose body does not
-say; pipelines consumed only by `evaluate`, `predict`, `fit`'s `validation_data`, an evaluation
-loop (`test_step`, metric updates), an inspection (`take(n)`, plotting) or a one-off pass
+`train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
+waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
+or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
+`predict`, `fit`'s `validation_data` for one epoch, an evaluation loop run once (`test_step`,
+metric updates), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of pipelines that each end in `prefetch` is prefetched too: no
@@ -110,6 +112,11 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid("import tensorflow as tf\ndef input_fn():\n    return tf.data.Dataset.range(10).batch(2)\nestimator.train(input_fn=input_fn)\n"),
         Valid("import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(str)\nmodel.fit(s)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).prefetch(2).repeat()\nmodel.fit(ds)\n"),
+        # Validation for one epoch (fit's default): the pipeline is read once.
+        Valid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -121,6 +128,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "for batch in make():\n    train_step(batch)\n",
             fixed="import tensorflow as tf\n\ndef make():\n    ds = tf.data.Dataset.range(10)\n"
             "    ds = ds.batch(2).prefetch(tf.data.AUTOTUNE)\n    return ds\n\nfor batch in make():\n    train_step(batch)\n",
+        ),
+        # Validation every epoch: the model waits for it as for the training data.
+        Invalid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val, epochs=10)\n",
+            fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(train, validation_data=val, epochs=10)\n",
         ),
         Invalid(
             "from tensorflow.data import Dataset\nmodel.fit(Dataset.range(10).batch(2))\n",

@@ -34,10 +34,17 @@ through same-file helpers. Randomness is judged from the function's body, never 
 This is a correctness bug in the performance family: the pipeline is as fast either way, but it
 silently stops doing what it was written to do.
 
-Not reported: `shuffle(..., reshuffle_each_iteration=False)` (a fixed order on purpose, as in
-the "shuffle once, then `take`/`skip` a fixed split" idiom), a shuffle-only cache followed by
-another reshuffling `shuffle()`, and pipelines that are provably iterated once (`fit` with one
-epoch, `evaluate`, a single loop over the data, with no `repeat()` after the cache).
+The bug is in the order of the ops, whatever the consumer does, so a pipeline returned to a
+caller out of sight (an `input_fn` for Estimator, `make_train_dataset(files)` for a trainer in
+another package) is reported too. Not reported: `shuffle(..., reshuffle_each_iteration=False)` (a
+fixed order on purpose, as in the "shuffle once, then `take`/`skip` a fixed split" idiom), a
+shuffle-only cache followed by another reshuffling `shuffle()` or `shuffle_and_repeat` (in the
+same function or a helper the pipeline goes through; one path that reshuffles is enough, as in
+the reference ImageNet input functions that shuffle files and reshuffle records under the same
+`if is_training:`), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
+a single loop over the data, with no `repeat()` after the cache), pipelines consumed only for
+evaluation, inference or inspection (their order does not matter), and, with no consumer in sight,
+pipelines whose names say evaluation or inspection (`make_eval_dataset`, `val_ds = ...`).
 """
     why_bad = """
 `cache()` stores the elements of the first pass and replays them on every later pass. Whatever
@@ -113,6 +120,15 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         Valid(_TF + "ds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)\nmodel.fit(ds, epochs=5)\n"),
         # Not a Dataset.
         Valid(_TF + "import functools\ncache = Cache()\nitems = shuffle(cache).cache()\n"),
+        # Built for evaluation and returned: the order of evaluation data does not matter.
+        Valid(_TF + "def make_eval_dataset(files):\n    return tf.data.TFRecordDataset(files).shuffle(100).cache().batch(8)\n"),
+        # tensorflow/tpu ImageNet input: files shuffled, cached, records reshuffled, under `if is_training:`.
+        Valid(
+            _TF + "def input_fn(files, is_training):\n    ds = tf.data.Dataset.from_tensor_slices(files)\n"
+            "    if is_training:\n        ds = ds.shuffle(1024)\n    ds = ds.interleave(tf.data.TFRecordDataset).cache()\n"
+            "    if is_training:\n        ds = ds.apply(tf.data.experimental.shuffle_and_repeat(16384))\n"
+            "    return ds.batch(64)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -147,6 +163,14 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
             "for x in ds.repeat(3):\n    step(x)\n",
             unsafe=True,
             fixed=None,
+        ),
+        # A training input function returned to Estimator: reported although no consumer is in sight.
+        Invalid(
+            _TF + "def train_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).shuffle(10000).cache()\n"
+            "    return ds.repeat().batch(64)\n",
+            fixed=_TF + "def train_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).cache().shuffle(10000)\n"
+            "    return ds.repeat().batch(64)\n",
+            unsafe=True,
         ),
         # On one branch only: reported, no single place to move the cache to.
         Invalid(
