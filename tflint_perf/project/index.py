@@ -73,14 +73,15 @@ Node = TypeVar("Node", Path, str)
 def neighbourhood(path: Node, dependencies: Callable[[Node], Sequence[Node]],
                   importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
     """The files whose content can change ``path``'s findings: the modules it imports, two levels down
-    (whose summaries it applies), and the modules importing it (whose loops, fits and maps it is judged
-    by)."""
+    (whose summaries it applies), and the modules importing it, two levels up (whose loops, fits and
+    maps it is judged by: a pipeline mapped here, batched in an importer, fitted in the importer's
+    importer)."""
     around: Set[Node] = set()
-    frontier = [path]
-    for _ in range(2):
-        frontier = [dep for file in frontier for dep in dependencies(file) if dep not in around]
-        around.update(frontier)
-    around.update(importers(path))
+    for step in (dependencies, importers):
+        frontier = [path]
+        for _ in range(2):
+            frontier = [other for file in frontier for other in step(file) if other not in around]
+            around.update(frontier)
     around.discard(path)
     return around
 
@@ -88,12 +89,13 @@ def neighbourhood(path: Node, dependencies: Callable[[Node], Sequence[Node]],
 def dependents(path: Node, dependencies: Callable[[Node], Sequence[Node]],
                importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
     """The files whose ``neighbourhood`` holds ``path`` (and ``path`` itself): what a change to it can
-    change. The inverse of ``neighbourhood``: its importers two levels up and the modules it imports."""
-    found: Set[Node] = {path, *dependencies(path)}
-    frontier = [path]
-    for _ in range(2):
-        frontier = [importer for file in frontier for importer in importers(file) if importer not in found]
-        found.update(frontier)
+    change. The inverse of ``neighbourhood``: its importers and the modules it imports, two levels each."""
+    found: Set[Node] = {path}
+    for step in (importers, dependencies):
+        frontier = [path]
+        for _ in range(2):
+            frontier = [other for file in frontier for other in step(file) if other not in found]
+            found.update(frontier)
     return found
 
 
