@@ -380,3 +380,20 @@ def test_the_same_map_consumed_only_by_one_evaluation_is_not(tmp_path):
         "model.fit(train, validation_data=valid, epochs=5)", "model.evaluate(test)"))
     assert project_findings(tmp_path) == []
 
+
+
+def test_a_cached_result_is_not_reused_when_the_module_two_importers_up_changes(tmp_path):
+    """parsing.py is judged by trainer/main.py through data/generate.py: main.py's text is part of
+    parsing.py's cache key (the neighbourhood reaches importers two levels up)."""
+    evaluate_only = TRAIN.replace("train, valid, test, n", "_, _, test, n").replace(
+        "model.fit(train, validation_data=valid, epochs=5)", "model.evaluate(test)")
+    three_modules(tmp_path, evaluate_only)
+
+    def cached_run():
+        result = run_cli("check", "--select", "TFP102", "--output-format", "json", ".", cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        return [(Path(d["filename"]).as_posix(), d["location"]["row"]) for d in json.loads(result.stdout)]
+
+    assert cached_run() == []
+    (tmp_path / "trainer" / "main.py").write_text(TRAIN)
+    assert cached_run() == [("data/parsing.py", 12)]
