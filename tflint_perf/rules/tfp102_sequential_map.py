@@ -99,6 +99,9 @@ batch instead. A map that must stay sequential to save memory can say so with
         Valid("import tensorflow as tf\nys = map(str, [1, 2])\nzs = tf.map_fn(lambda x: x, tf.range(3))\n"),
         Valid("import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x, synchronous=True)\n"),
+        # tensorflow/docs transfer_learning_audio: a module-level lambda that only drops a column.
+        Valid("import tensorflow as tf\ndrop_fold = lambda emb, label, fold: (emb, label)\n"
+              "ds = tf.data.Dataset.from_tensor_slices(t).map(drop_fold)\nmodel.fit(ds, epochs=5)\n"),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
     )

@@ -100,14 +100,20 @@ class StatePredicates:
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
                         scope: Optional[FunctionInfo] = None) -> bool:
     """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, or a same-file `def split_input_target(chunk)` that returns
-    `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+    `lambda w: (w[:-1], w[1:])`, a module-level name bound once to such a lambda, or a same-file
+    `def split_input_target(chunk)` that returns `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
     nothing measurable."""
     if isinstance(expr, cst.Lambda):
         return _only_regroups(expr.body)
     if isinstance(expr, cst.Name) and model is not None:
         function = model.lookup_function(expr.value, scope)
-        if function is None or function.node.decorators:
+        if function is None:
+            # `remove_fold_column = lambda embedding, label, fold: (embedding, label)`, bound once at
+            # module level and not shadowed where the map is.
+            value = model.module_values.get(expr.value)
+            module_level = model.scope_bindings(expr.value, scope)[0] is None
+            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body)
+        if function.node.decorators:
             return False
         body = function.node.body
         statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
