@@ -224,6 +224,15 @@ def test_counting_the_elements_once_is_not():
     assert found(source, ["TFP101", "TFP102"]) == []
 
 
+def test_evaluate_inside_the_epoch_loop_is_reported_and_after_one_fit_is_not():
+    source = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                                "for epoch in range(10):\n        model.fit(train_ds, epochs=1)\n        model.evaluate(val_ds)")
+    assert found(source, ["TFP101", "TFP102"]) == [(10, "TFP101"), (10, "TFP102")]
+    once = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                              "model.fit(train_ds, epochs=10)\n    model.evaluate(val_ds)")
+    assert found(once, ["TFP101", "TFP102"]) == []
+
+
 # tensorflow/docs guide/core/mlp_core.ipynb: the validation loop inside the epoch loop.
 EPOCH_LOOP = """
     import tensorflow as tf

@@ -21,6 +21,7 @@ from typing import Callable, Dict, FrozenSet, List, Sequence
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
@@ -48,12 +49,17 @@ class PipelineIntent:
 
     def every_epoch(self, consumption: Consumption) -> bool:
         """Evaluation that runs once per training epoch: ``fit``'s ``validation_data`` over several
-        epochs, or an evaluation loop (or one whose body does not say) inside a loop that trains."""
-        if consumption.kind == "model":
-            return consumption.role == "validation" and not self.iterated_once(consumption)
-        if consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION:
-            return any(self.loop_purpose(outer) is Purpose.TRAINING for outer in self._loops_around(consumption.node))
-        return False
+        epochs, or an ``evaluate`` or an evaluation loop (or one whose body does not say) inside a loop
+        that trains."""
+        if consumption.kind == "model" and consumption.role == "validation":
+            if consumption.elsewhere:  # another module's fit: its loops are not ours to see
+                epochs = argument(consumption.node, "epochs", 3)  # type: ignore[arg-type]
+                return epochs is not None and int_literal(epochs.value) != 1
+            return not self.iterated_once(consumption)
+        nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
+            consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
+        # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there.
+        return nested and any(self.loop_purpose(outer) is Purpose.TRAINING for outer in self._loops_around(consumption.node))
 
     def evaluated_every_epoch(self, call: cst.Call) -> bool:
         """Some pipeline holding op ``call`` is evaluation the model waits on every epoch."""
@@ -84,13 +90,16 @@ class PipelineIntent:
             return self.built_for(call) in purposes | {Purpose.UNKNOWN}
         return self.purpose_unseen(call, states) in purposes | {Purpose.UNKNOWN}
 
-    def _loops_around(self, loop: cst.CSTNode) -> List[cst.CSTNode]:
-        """The loops around ``loop``: in its own function, and in this module's callers of it."""
-        sites = [self._call_sites[c] for c in self._loop_calls.get(loop, []) if c in self._call_sites]
-        if not sites:
-            return []
-        site = sites[0]
-        outer: List[cst.CSTNode] = list(site.loops[: site.loops.index(loop)]) if loop in site.loops else []
+    def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """The loops around a consumer (a loop, or a call such as `evaluate`): in its own function, and
+        in this module's callers of it."""
+        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        if site is None:
+            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            if not sites:
+                return []
+            site = sites[0]
+        outer: List[cst.CSTNode] = list(site.loops[: site.loops.index(node)]) if node in site.loops else list(site.loops)
         outer.extend(self.model.call_graph.loops_reaching(site.function))  # type: ignore[attr-defined]
         return outer
 
