@@ -22,7 +22,7 @@ from tflint_perf.text.layout import line_limit, place, too_long
 from tflint_perf.text.limits import run_deep
 from tflint_perf.text.parsing import InternalError, ParseError, parse_in_thread
 from tflint_perf.text.positions import locate
-from tflint_perf.text.prefilter import may_have_findings
+from tflint_perf.text.prefilter import may_have_findings, may_hold_pipelines
 from tflint_perf.text.source import LineIndex, newline_of
 
 
@@ -96,8 +96,8 @@ def parse_first_party(path: Path, text: str) -> Optional[cst.Module]:
         except NotebookError:
             return None
         text = notebook.module if notebook.is_python else ""
-    if not may_have_findings(text):
-        return None
+    if not (may_have_findings(text) or may_hold_pipelines(text)):
+        return None  # a module that can neither have findings nor pass pipelines between its neighbours
     try:
         return parse_in_thread(text)
     except (ParseError, InternalError):

@@ -34,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, TypeVar
 
+from tflint_perf.text.prefilter import may_hold_pipelines
+
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
 MAX_PROJECT_DIRECTORIES = 20000
@@ -52,7 +54,6 @@ _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _SUFFIXES = (".py", ".ipynb")
 # Text without any of these cannot build, extend or iterate a tf.data pipeline.
-_PIPELINE_TEXT = re.compile(r"Dataset|tf\.data|tfds|dataset_from_directory|dataset_from_array")
 
 
 @dataclass(frozen=True)
@@ -72,14 +73,15 @@ Node = TypeVar("Node", Path, str)
 def neighbourhood(path: Node, dependencies: Callable[[Node], Sequence[Node]],
                   importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
     """The files whose content can change ``path``'s findings: the modules it imports, two levels down
-    (whose summaries it applies), and the modules importing it (whose loops, fits and maps it is judged
-    by)."""
+    (whose summaries it applies), and the modules importing it, two levels up (whose loops, fits and
+    maps it is judged by: a pipeline mapped here, batched in an importer, fitted in the importer's
+    importer)."""
     around: Set[Node] = set()
-    frontier = [path]
-    for _ in range(2):
-        frontier = [dep for file in frontier for dep in dependencies(file) if dep not in around]
-        around.update(frontier)
-    around.update(importers(path))
+    for step in (dependencies, importers):
+        frontier = [path]
+        for _ in range(2):
+            frontier = [other for file in frontier for other in step(file) if other not in around]
+            around.update(frontier)
     around.discard(path)
     return around
 
@@ -87,12 +89,13 @@ def neighbourhood(path: Node, dependencies: Callable[[Node], Sequence[Node]],
 def dependents(path: Node, dependencies: Callable[[Node], Sequence[Node]],
                importers: Callable[[Node], Sequence[Node]]) -> Set[Node]:
     """The files whose ``neighbourhood`` holds ``path`` (and ``path`` itself): what a change to it can
-    change. The inverse of ``neighbourhood``: its importers two levels up and the modules it imports."""
-    found: Set[Node] = {path, *dependencies(path)}
-    frontier = [path]
-    for _ in range(2):
-        frontier = [importer for file in frontier for importer in importers(file) if importer not in found]
-        found.update(frontier)
+    change. The inverse of ``neighbourhood``: its importers and the modules it imports, two levels each."""
+    found: Set[Node] = {path}
+    for step in (importers, dependencies):
+        frontier = [path]
+        for _ in range(2):
+            frontier = [other for file in frontier for other in step(file) if other not in found]
+            found.update(frontier)
     return found
 
 
@@ -304,7 +307,7 @@ class Project:
         """A cheap test before modelling a module for its pipelines: does its text mention tf.data at all."""
         known = self._pipeline_text.get(path)
         if known is None:
-            known = self._pipeline_text[path] = _PIPELINE_TEXT.search(self.text_of(path)) is not None
+            known = self._pipeline_text[path] = may_hold_pipelines(self.text_of(path))
         return known
 
     def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:

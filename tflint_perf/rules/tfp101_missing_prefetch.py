@@ -30,9 +30,11 @@ loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`) whos
 transformation is not `prefetch`.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
-`train_step`, `apply_gradients`, open a `GradientTape`) count, and so do loops whose body does not
-say; pipelines consumed only by `evaluate`, `predict`, `fit`'s `validation_data`, an evaluation
-loop (`test_step`, metric updates), an inspection (`take(n)`, plotting) or a one-off pass
+`train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
+waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
+or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
+`predict`, `fit`'s `validation_data` for one epoch, an evaluation loop run once (`test_step`,
+metric updates), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of pipelines that each end in `prefetch` is prefetched too: no
@@ -110,6 +112,11 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid("import tensorflow as tf\ndef input_fn():\n    return tf.data.Dataset.range(10).batch(2)\nestimator.train(input_fn=input_fn)\n"),
         Valid("import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(str)\nmodel.fit(s)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).prefetch(2).repeat()\nmodel.fit(ds)\n"),
+        # Validation for one epoch (fit's default): the pipeline is read once.
+        Valid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -121,6 +128,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "for batch in make():\n    train_step(batch)\n",
             fixed="import tensorflow as tf\n\ndef make():\n    ds = tf.data.Dataset.range(10)\n"
             "    ds = ds.batch(2).prefetch(tf.data.AUTOTUNE)\n    return ds\n\nfor batch in make():\n    train_step(batch)\n",
+        ),
+        # Validation every epoch: the model waits for it as for the training data.
+        Invalid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val, epochs=10)\n",
+            fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(train, validation_data=val, epochs=10)\n",
         ),
         Invalid(
             "from tensorflow.data import Dataset\nmodel.fit(Dataset.range(10).batch(2))\n",
@@ -143,7 +158,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                 continue
             if not any(pipelines.does_work(state) for state in states):
                 continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
-            if all(pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states):
+            every_epoch = pipelines.every_epoch(consumption)
+            if not every_epoch and all(
+                pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states
+            ):
                 continue  # built by `eval_input_fn`, `get_validation_dataset`, `dataset_to_numpy_util`
             last_calls = {state.last_call for state in states}
             for state in states:
@@ -157,13 +175,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                     if has_prefetch
                     else "Pipeline consumed by"
                 )
-                consumer = f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
-                consumer += consumption.where
+                consumer = _consumer(consumption, every_epoch) + consumption.where
+                step = "evaluation step" if every_epoch else "training step"
                 message = (
                     f"{problem} {consumer} does not end with `prefetch`; input preparation and the "
-                    "training step run one after the other"
+                    f"{step} run one after the other"
                     if not has_prefetch
-                    else f"{problem} {consumer}: the ops after it run in step with training"
+                    else f"{problem} {consumer}: the ops after it run in step with "
+                    + ("evaluation" if every_epoch else "training")
                 )
                 if context.settings.target_version is None:
                     message += " (on TensorFlow < 2.12, or with autotune off; later versions inject one themselves)"
@@ -178,6 +197,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         value, imports = spelling
         return FixPlan(SAFE, f"Append `.prefetch({value})`", (append_op(context.model, last, f".prefetch({value})"),),
                        imports)
+
+
+def _consumer(consumption, every_epoch: bool) -> str:
+    """How the message names the consumer: `model.fit()`, its `validation_data`, a training loop."""
+    if every_epoch:
+        if consumption.kind == "model":
+            return f"`{consumption.description}` as `validation_data` every epoch"
+        return "an evaluation loop run every epoch"
+    return f"`{consumption.description}`" if consumption.kind != "for" else "a training loop"
 
 
 def runtime_injects_prefetch(context: RuleContext) -> bool:

@@ -32,8 +32,11 @@ Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline 
 `num_parallel_calls` (by keyword or by position). Only receivers known to be Datasets count: a
 pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 
-Maps in pipelines consumed only for evaluation, inspection or a one-off pass (a projection map
-feeding `adapt()`, see TFP101) and maps in test files are not reported. On TensorFlow 2.7 and later
+Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
+map feeding `adapt()`, see TFP101), in pipelines built for evaluation or a preview with no consumer in
+sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
+reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
+`validation_data` over several epochs, a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
@@ -96,6 +99,11 @@ batch instead. A map that must stay sequential to save memory can say so with
         Valid("import tensorflow as tf\nys = map(str, [1, 2])\nzs = tf.map_fn(lambda x: x, tf.range(3))\n"),
         Valid("import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x, synchronous=True)\n"),
+        # tensorflow/docs transfer_learning_audio: a module-level lambda that only drops a column.
+        Valid("import tensorflow as tf\ndrop_fold = lambda emb, label, fold: (emb, label)\n"
+              "ds = tf.data.Dataset.from_tensor_slices(t).map(drop_fold)\nmodel.fit(ds, epochs=5)\n"),
+        # A preview: three elements, printed once.
+        Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
     )
     invalid = (
         Invalid(
@@ -114,6 +122,14 @@ batch instead. A map that must stay sequential to save memory can say so with
             fixed="import tensorflow as tf\n\ndef augment(x):\n    return tf.image.random_flip_left_right(x)\n\n"
             "ds = tf.data.Dataset.from_tensor_slices(images).map(\n    augment,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n",
         ),
+        # Validation data read every epoch.
+        Invalid(
+            "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
+            "model.fit(train_ds, validation_data=val_ds, epochs=20)\n",
+            fixed="import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(\n    parse,\n"
+            "    num_parallel_calls=tf.data.AUTOTUNE,\n).batch(8)\nmodel.fit(train_ds, validation_data=val_ds, epochs=20)\n",
+            unsafe=True,
+        ),
         Invalid(
             "import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
             "ds = files.interleave(tf2.data.TFRecordDataset, cycle_length=4)\n",
@@ -130,10 +146,8 @@ batch instead. A map that must stay sequential to save memory can say so with
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
                 continue
-            if pipelines.only_consumed_outside(call, self.purposes):
-                continue  # evaluation, inspection, a one-off pass, a loop that does not train: as TFP101
-            if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
-                continue  # in `eval_input_fn`, `make_test_dataset`, `val_ds = ...`, a plotting helper
+            if not pipelines.serves(call, states, self.purposes):
+                continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview
             if any(pipelines.replays_one_element(state, call) for state in states):
                 continue  # `Dataset.range(1).repeat().map(make_fake_batch)`: synthetic input
             if _is_true(argument(call, "synchronous", None)):

@@ -8,6 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.pipelines.values import Op, State, maximal
+from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.fixes.chain_edits import move_before
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
@@ -33,10 +34,17 @@ through same-file helpers. Randomness is judged from the function's body, never 
 This is a correctness bug in the performance family: the pipeline is as fast either way, but it
 silently stops doing what it was written to do.
 
-Not reported: `shuffle(..., reshuffle_each_iteration=False)` (a fixed order on purpose, as in
-the "shuffle once, then `take`/`skip` a fixed split" idiom), a shuffle-only cache followed by
-another reshuffling `shuffle()`, and pipelines that are provably iterated once (`fit` with one
-epoch, `evaluate`, a single loop over the data, with no `repeat()` after the cache).
+The bug is in the order of the ops, whatever the consumer does, so a pipeline returned to a
+caller out of sight (an `input_fn` for Estimator, `make_train_dataset(files)` for a trainer in
+another package) is reported too. Not reported: `shuffle(..., reshuffle_each_iteration=False)` (a
+fixed order on purpose, as in the "shuffle once, then `take`/`skip` a fixed split" idiom), a
+shuffle-only cache followed by another reshuffling `shuffle()` or `shuffle_and_repeat` (in the
+same function or a helper the pipeline goes through; one path that reshuffles is enough, as in
+the reference ImageNet input functions that shuffle files and reshuffle records under the same
+`if is_training:`), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
+a single loop over the data, with no `repeat()` after the cache), pipelines consumed only for
+evaluation, inference or inspection (their order does not matter), and, with no consumer in sight,
+pipelines whose names say evaluation or inspection (`make_eval_dataset`, `val_ds = ...`).
 """
     why_bad = """
 `cache()` stores the elements of the first pass and replays them on every later pass. Whatever
@@ -112,6 +120,15 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         Valid(_TF + "ds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)\nmodel.fit(ds, epochs=5)\n"),
         # Not a Dataset.
         Valid(_TF + "import functools\ncache = Cache()\nitems = shuffle(cache).cache()\n"),
+        # Built for evaluation and returned: the order of evaluation data does not matter.
+        Valid(_TF + "def make_eval_dataset(files):\n    return tf.data.TFRecordDataset(files).shuffle(100).cache().batch(8)\n"),
+        # tensorflow/tpu ImageNet input: files shuffled, cached, records reshuffled, under `if is_training:`.
+        Valid(
+            _TF + "def input_fn(files, is_training):\n    ds = tf.data.Dataset.from_tensor_slices(files)\n"
+            "    if is_training:\n        ds = ds.shuffle(1024)\n    ds = ds.interleave(tf.data.TFRecordDataset).cache()\n"
+            "    if is_training:\n        ds = ds.apply(tf.data.experimental.shuffle_and_repeat(16384))\n"
+            "    return ds.batch(64)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -147,6 +164,14 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
             unsafe=True,
             fixed=None,
         ),
+        # A training input function returned to Estimator: reported although no consumer is in sight.
+        Invalid(
+            _TF + "def train_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).shuffle(10000).cache()\n"
+            "    return ds.repeat().batch(64)\n",
+            fixed=_TF + "def train_input_fn(files):\n    ds = tf.data.TFRecordDataset(files).cache().shuffle(10000)\n"
+            "    return ds.repeat().batch(64)\n",
+            unsafe=True,
+        ),
         # On one branch only: reported, no single place to move the cache to.
         Invalid(
             _TF + "ds = tf.data.Dataset.range(100)\nif training:\n    ds = ds.shuffle(100)\nds = ds.cache().batch(10)\n"
@@ -166,6 +191,8 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
                 continue
             if self._only_reshuffled(context, states, firsts, cache) or self._iterated_once(context, states, cache):
                 continue
+            if not self._for_training(context, states, cache):
+                continue  # `make_eval_dataset`, `val_ds = ...`, consumed only by evaluation or a preview
             if all(_replays_a_sample(state, cache) for state in states):
                 continue  # `take(1).cache().repeat()`: fake data that replays one batch on purpose
             random_op = next(first for first in firsts if first is not None)
@@ -183,29 +210,32 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         return next((op for op in state.ops_before(cache) if self._is_random(context, op)), None)
 
     def _is_random(self, context: RuleContext, op: Op) -> bool:
-        if op.name == "shuffle":
-            reshuffle = argument(op.call, "reshuffle_each_iteration", 2)
-            fixed_order = reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False"
-            return not fixed_order
-        if op.name in ("map", "map_with_legacy_function"):
-            function = argument(op.call, "map_func", 0)
-            if function is None:
-                return False
-            scope = context.model.pipelines.scope_of(op.call)
-            return context.model.effects.of_expression(function.value, scope).random
-        return False
+        return context.model.pipelines.randomises(op)
 
     def _only_reshuffled(self, context, states: Sequence[State], firsts, cache: cst.Call) -> bool:
-        """Only shuffles are frozen, and every path reshuffles after the cache."""
+        """Only shuffles are frozen, and a shuffle after the cache (here or in a helper the pipeline
+        goes through) restores per-epoch order. One path that reshuffles is enough: the reference
+        ImageNet input functions shuffle files and reshuffle records under the same `if is_training:`,
+        and the paths that take one branch and not the other never run."""
+        pipelines = context.model.pipelines
+        reshuffled = False
         for state, first in zip(states, firsts):
             if first is None:
                 continue
-            frozen_randomness = [op for op in state.ops_before(cache) if self._is_random(context, op)]
-            if any(op.name != "shuffle" for op in frozen_randomness):
-                return False
-            if not any(op.name == "shuffle" and self._is_random(context, op) for op in state.ops_after(cache)):
-                return False
-        return True
+            if any(pipelines.randomises(op) and not pipelines.reshuffles(op) for op in state.ops_before(cache)):
+                return False  # a random map: a later shuffle reorders the frozen augmentation, nothing more
+            reshuffled = reshuffled or any(pipelines.reshuffles(op) for op in state.ops_after(cache))
+        return reshuffled
+
+    def _for_training(self, context: RuleContext, states: Sequence[State], cache: cst.Call) -> bool:
+        """A frozen order or augmentation matters only to training: silent when every consumer in
+        sight evaluates, predicts, inspects or passes once, or, with none in sight, when the pipeline's
+        names and content say evaluation or inspection."""
+        pipelines = context.model.pipelines
+        consumptions = pipelines.consumptions_of(cache)
+        if consumptions:
+            return any(c.purpose in (Purpose.TRAINING, Purpose.UNKNOWN) for c in consumptions)
+        return pipelines.purpose_unseen(cache, states) not in (Purpose.EVALUATION, Purpose.INSPECTION)
 
     def _iterated_once(self, context: RuleContext, states: Sequence[State], cache: cst.Call) -> bool:
         pipelines = context.model.pipelines

@@ -14,3 +14,17 @@ _MARKER = re.compile(r"tensorflow|keras")
 
 def may_have_findings(text: str) -> bool:
     return _MARKER.search(text) is not None
+
+
+# A module may build or pass on tf.data pipelines without naming TensorFlow: `generate_datasets()`
+# batching what another module's `get_parsed_dataset()` maps, for a third module to fit. Such a module
+# has no finding of its own, but a project's session reads it as a link between its neighbours.
+_PIPELINE_TEXT = re.compile(
+    r"Dataset|tf\.data|tfds|dataset_from_directory|dataset_from_array"
+    r"|\.(?:batch|padded_batch|shuffle|prefetch|interleave|repeat)\("
+)
+
+
+def may_hold_pipelines(text: str) -> bool:
+    """The text may build, extend or hand on a tf.data pipeline (cheap, and generous)."""
+    return _PIPELINE_TEXT.search(text) is not None

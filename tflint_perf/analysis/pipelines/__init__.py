@@ -13,6 +13,8 @@ where they are consumed and what for.
 - ``consumption``: where pipelines are consumed and what for (``loop_purpose``, ``built_for``,
   ``iterated_once``);
 - ``across_modules``: importers' consumptions of pipelines built here, other modules' summaries;
+- ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
+  pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
   ``replays_one_element``, ``is_trivial_function``).
 """
@@ -27,12 +29,13 @@ from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.across_modules import AcrossModules
 from tflint_perf.analysis.pipelines.consumption import ConsumptionQueries
 from tflint_perf.analysis.pipelines.fixpoint import Fixpoint
+from tflint_perf.analysis.pipelines.intent import PipelineIntent
 from tflint_perf.analysis.pipelines.predicates import StatePredicates
 from tflint_perf.analysis.pipelines.sources import SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
 
 
-class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, StatePredicates):
+class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineIntent, StatePredicates):
     """Pipelines, their ops and their consumers for one module."""
 
     def __init__(self, model: ModuleModel) -> None:

@@ -4,8 +4,9 @@ summaries of helpers defined elsewhere.
 Down: a call of another first-party module's helper (``make_dataset()``, ``data.load(ds)``) is applied
 through that module's own summaries (``summary_for``), computed once per run without knowing its
 callers; an import cycle is unknown. Up: the consumptions this module's pipelines get in its importers
-(a pipeline returned here and fitted in ``train.py``) are taken from the importers' own analyses,
-once, when first asked, and only for the states that hold this module's code. Outside a project
+(a pipeline returned here and fitted in ``train.py``) are taken from the importers' own analyses, and
+theirs from their importers (a pipeline mapped here, batched in an importer, fitted in a third
+module), once, when first asked, and only for the states that hold this module's code. Outside a project
 session (``model.session`` None) there is neither.
 """
 
@@ -47,6 +48,8 @@ class AcrossModules:
             consumptions: List[Consumption] = []
             states = self._own_states
             session = self.model.session
+            # Asked again while being computed (an import cycle through the importers): own part only.
+            self._from_importers = (consumptions, states)
             if session is not None:
                 consumptions, theirs = self._take_from_importers(session)
                 if theirs:
@@ -69,10 +72,12 @@ class AcrossModules:
             if theirs is None:
                 continue
             where = module_name(importer)
-            for consumption in theirs._own_consumptions:
+            # Their importers' consumptions too: `generate_datasets()` (here an importer) batches what
+            # `get_parsed_dataset()` (this module) maps and returns it to a third module that fits it.
+            for consumption in theirs.consumptions:
                 mine = frozenset(state for state in consumption.states if self._touches(state))
                 if mine:
-                    consumptions.append(replace(consumption, states=mine, elsewhere=where))
+                    consumptions.append(replace(consumption, states=mine, elsewhere=consumption.elsewhere or where))
                     states.update(dict.fromkeys(mine))
         return consumptions, states
 

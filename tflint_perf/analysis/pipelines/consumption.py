@@ -29,6 +29,9 @@ from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
 ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
+# `iterator.make_initializer(ds)`: a reinitializable TF1 iterator (`Iterator.from_structure`) switched to
+# `ds`, read per step through `get_next()` in the session loop.
+INITIALIZER_METHODS = frozenset({"make_initializer"})
 # `writer.write(ds)` (tf.data.experimental.TFRecordWriter), `model.adapt(ds)`: methods taking a pipeline once.
 ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write"})
 INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
@@ -73,6 +76,12 @@ class ConsumerRecognition:
             return True
         if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
             self.consume(call, "iterator", f"{method}()", receiver, Purpose.TRAINING)
+            return True
+        if method in INITIALIZER_METHODS and args and call.args:
+            # The pipeline's own name says which of training and evaluation the iterator is switched to.
+            named = purpose_of_builder([(dotted_text(call.args[0].value) or "").rsplit(".", 1)[-1]])
+            purpose = named if named in (Purpose.EVALUATION, Purpose.INSPECTION) else Purpose.TRAINING
+            self.consume(call, "iterator", f"{method}()", args[0], purpose)
             return True
         if method in MODEL_CONSUMERS:
             self._consume_model_call(call, method)
@@ -138,7 +147,7 @@ class ConsumerRecognition:
             self.consume(loop, "for", "for loop", value, self.analysis.loop_purpose(loop))
 
     def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
-        if all(_ends_with_literal_take(state) for state in value.states):
+        if all(ends_with_literal_take(state) for state in value.states):
             return True
         body = block_statements(loop.body)
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
@@ -176,10 +185,13 @@ class ConsumptionQueries:
     _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
 
     scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
+    every_epoch: Callable[[Consumption], bool]  # PipelineIntent's
 
     def consumptions_for(self, purposes) -> List[Consumption]:
-        """The consumptions whose purpose is one of ``purposes``."""
-        return [c for c in self.consumptions if c.purpose in purposes]
+        """The consumptions whose purpose is one of ``purposes``; with training, the evaluation a model
+        waits on every epoch too (``PipelineIntent.every_epoch``)."""
+        trains = Purpose.TRAINING in purposes
+        return [c for c in self.consumptions if c.purpose in purposes or (trains and self.every_epoch(c))]
 
     def only_consumed_outside(self, call: cst.Call, purposes) -> bool:
         """The pipelines holding op ``call`` are consumed here, and never for one of ``purposes``
@@ -271,7 +283,8 @@ def _with_item_names(loop: cst.CSTNode) -> List[str]:
     return names
 
 
-def _ends_with_literal_take(state: State) -> bool:
+def ends_with_literal_take(state: State) -> bool:
+    """The state's last op is `take(n)` with a literal `n`: a preview."""
     if not state.ops or state.ops[-1].name != "take":
         return False
     count = argument(state.ops[-1].call, "count", 0)

@@ -6,17 +6,20 @@ Each is decided from the state's source and ops as written; none needs the rest 
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
-from tflint_perf.analysis.pipelines.values import State
+from tflint_perf.analysis.pipelines.values import Op, State
 
 # Ops that may follow a prefetch without undoing it.
 PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch"})
 DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
+# `ds.apply(tf.data.experimental.shuffle_and_repeat(n))`: the TF1 spelling of `shuffle(n).repeat()`.
+SHUFFLE_TRANSFORMATIONS = frozenset({"tf.data.experimental.shuffle_and_repeat"})
+MAP_OPS = frozenset({"map", "map_with_legacy_function"})
 # Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
 # pipeline made of nothing else does no work a prefetch could overlap with the training step.
 # (`Dataset.range` is left out: in real code it stands in for a source whose work follows in a map.)
@@ -34,6 +37,7 @@ class StatePredicates:
     """``PipelineAnalysis``'s questions about one state (a part of it, so that rules ask one object)."""
 
     model: ModuleModel
+    scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
 
     def ends_prefetched(self, state: State) -> bool:
         """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
@@ -66,6 +70,28 @@ class StatePredicates:
         )
         return one and all(op.name == "repeat" for op in state.ops_before(call))
 
+    def reshuffles(self, op: Op) -> bool:
+        """The op shuffles anew on every pass: `shuffle(n)` (not `reshuffle_each_iteration=False`, a
+        fixed order on purpose) or `apply(shuffle_and_repeat(n))`."""
+        if op.name == "shuffle":
+            reshuffle = argument(op.call, "reshuffle_each_iteration", 2)
+            return not (reshuffle is not None and isinstance(reshuffle.value, cst.Name) and reshuffle.value.value == "False")
+        if op.name == "apply" and op.call.args:
+            transformation = op.call.args[0].value
+            return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in SHUFFLE_TRANSFORMATIONS
+        return False
+
+    def randomises(self, op: Op) -> bool:
+        """The op makes each pass differ from the last: a reshuffle, or a `map` whose function is random
+        (judged from its body through ``model.effects``, never from its name)."""
+        if op.name in MAP_OPS:
+            function = argument(op.call, "map_func", 0)
+            if function is None:
+                return False
+            scope = self.scope_of(op.call)
+            return self.model.effects.of_expression(function.value, scope).random  # type: ignore[attr-defined]
+        return self.reshuffles(op)
+
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
@@ -74,14 +100,20 @@ class StatePredicates:
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
                         scope: Optional[FunctionInfo] = None) -> bool:
     """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, or a same-file `def split_input_target(chunk)` that returns
-    `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+    `lambda w: (w[:-1], w[1:])`, a module-level name bound once to such a lambda, or a same-file
+    `def split_input_target(chunk)` that returns `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
     nothing measurable."""
     if isinstance(expr, cst.Lambda):
         return _only_regroups(expr.body)
     if isinstance(expr, cst.Name) and model is not None:
         function = model.lookup_function(expr.value, scope)
-        if function is None or function.node.decorators:
+        if function is None:
+            # `remove_fold_column = lambda embedding, label, fold: (embedding, label)`, bound once at
+            # module level and not shadowed where the map is.
+            value = model.module_values.get(expr.value)
+            module_level = model.scope_bindings(expr.value, scope)[0] is None
+            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body)
+        if function.node.decorators:
             return False
         body = function.node.body
         statements = body.body if isinstance(body, cst.IndentedBlock) else [body]

@@ -1,0 +1,408 @@
+"""What a pipeline is for where its consumer says too little (analysis/pipelines/intent.py, issue 22):
+each class pinned both ways on excerpts written from real code, through the real engine.
+
+- a pipeline built for training and returned to a consumer out of sight (an Estimator `input_fn`, a
+  trainer's `make_train_dataset`, an input reader's `__call__`): TFP103 and TFP201 report it, an
+  evaluation one is silent;
+- TFP103 stays silent when a later shuffle restores per-epoch order (tensorflow/tpu's ImageNet inputs);
+- evaluation the model waits on every epoch (`validation_data=` over several epochs, a test loop inside
+  the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not;
+- TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
+- a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from tests.conftest import lint, run_cli
+
+
+def found(source: str, select):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename="input_pipeline.py"))
+
+
+# -- built for training, consumed elsewhere -----------------------------------------------------
+TRAIN_INPUT_FN = """
+    import tensorflow as tf
+
+    def _augment(image, label):
+        image = tf.image.random_flip_left_right(image)
+        image = tf.image.random_brightness(image, 0.2)
+        return image, label
+
+    def make_train_dataset(files, batch_size):
+        ds = tf.data.TFRecordDataset(files)
+        ds = ds.map(_parse, num_parallel_calls=tf.data.AUTOTUNE)
+        ds = ds.map(_augment, num_parallel_calls=tf.data.AUTOTUNE)
+        ds = ds.cache()
+        ds = ds.shuffle(10000).repeat()
+        return ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)
+"""
+
+
+def test_a_training_pipeline_returned_unconsumed_is_reported_for_a_frozen_augmentation():
+    assert found(TRAIN_INPUT_FN, ["TFP103"]) == [(13, "TFP103")]
+
+
+def test_an_evaluation_pipeline_returned_unconsumed_is_not():
+    source = """
+        import tensorflow as tf
+
+        def make_eval_dataset(files, batch_size):
+            ds = tf.data.TFRecordDataset(files)
+            ds = ds.map(_parse, num_parallel_calls=tf.data.AUTOTUNE)
+            ds = ds.shuffle(1000).cache()
+            return ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)
+    """
+    assert found(source, ["TFP103"]) == []
+    assert found(source.replace("make_eval_dataset", "make_dataset"), ["TFP103"]) == [(7, "TFP103")]
+
+
+def test_a_pipeline_consumed_only_for_evaluation_keeps_its_frozen_order_silently():
+    source = """
+        import tensorflow as tf
+
+        test_ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).shuffle(1000).cache().batch(32)
+        for epoch in range(3):
+            for x, y in test_ds:
+                test_step(x, y)
+    """
+    assert found(source, ["TFP103"]) == []
+    assert found(source.replace("test_step", "train_step"), ["TFP103"]) == [(4, "TFP103")]
+
+
+PY_FUNCTION_READER = """
+    import numpy as np
+    import tensorflow as tf
+
+    class InputReader(object):
+        def __init__(self, file_pattern, is_training):
+            self._file_pattern = file_pattern
+            self._is_training = is_training
+
+        def _distort(self, image):
+            return np.fliplr(image)
+
+        def _parse(self, record):
+            image = tf.io.decode_jpeg(record)
+            image = tf.numpy_function(self._distort, [image], tf.uint8)
+            return image
+
+        def __call__(self, params):
+            ds = tf.data.Dataset.list_files(self._file_pattern)
+            ds = ds.interleave(tf.data.TFRecordDataset, num_parallel_calls=8)
+            ds = ds.shuffle(1024).repeat()
+            ds = ds.map(self._parse, num_parallel_calls=8)
+            return ds.batch(params["batch_size"]).prefetch(1)
+"""
+
+
+def test_a_numpy_function_in_a_training_readers_map_is_reported():
+    assert found(PY_FUNCTION_READER, ["TFP201"]) == [(15, "TFP201")]
+
+
+def test_a_numpy_function_in_an_evaluation_builders_map_is_not():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def _load(path):
+            return np.load(path)
+
+        def make_eval_dataset(paths):
+            ds = tf.data.Dataset.from_tensor_slices(paths)
+            ds = ds.map(lambda p: tf.numpy_function(_load, [p], tf.float32), num_parallel_calls=4)
+            return ds.batch(32).prefetch(1)
+    """
+    assert found(source, ["TFP201"]) == []
+    assert found(source.replace("make_eval_dataset", "make_train_dataset"), ["TFP201"]) == [(10, "TFP201")]
+
+
+# -- TFP103: a later reshuffle ------------------------------------------------------------------
+# tensorflow/tpu models/official/resnet/imagenet_input.py and the garden's imagenet_preprocessing:
+# files shuffled and records reshuffled under the same condition, the cache between them.
+IMAGENET_INPUT_FN = """
+    import tensorflow as tf
+
+    def process_record_dataset(dataset, is_training, batch_size, shuffle_buffer):
+        if is_training:
+            dataset = dataset.shuffle(buffer_size=shuffle_buffer)
+            dataset = dataset.repeat()
+        dataset = dataset.map(parse_record, num_parallel_calls=tf.data.AUTOTUNE)
+        return dataset.batch(batch_size).prefetch(tf.data.AUTOTUNE)
+
+    def input_fn(is_training, filenames, batch_size, training_dataset_cache=False):
+        dataset = tf.data.Dataset.from_tensor_slices(filenames)
+        if is_training:
+            dataset = dataset.shuffle(buffer_size=1024)
+        dataset = dataset.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)
+        if is_training and training_dataset_cache:
+            dataset = dataset.cache()
+        return process_record_dataset(dataset, is_training, batch_size, 10000)
+"""
+
+
+def test_a_reshuffle_in_the_helper_the_pipeline_goes_through_restores_the_order():
+    assert found(IMAGENET_INPUT_FN, ["TFP103"]) == []
+
+
+def test_without_the_reshuffle_the_frozen_file_order_is_reported():
+    source = IMAGENET_INPUT_FN.replace("dataset = dataset.shuffle(buffer_size=shuffle_buffer)\n", "")
+    assert found(source, ["TFP103"]) == [(16, "TFP103")]
+
+
+def test_shuffle_and_repeat_after_the_cache_reshuffles_too():
+    source = """
+        import tensorflow as tf
+
+        def make_source_dataset(files, cache):
+            dataset = tf.data.Dataset.from_tensor_slices(files).shuffle(64)
+            dataset = dataset.interleave(tf.data.TFRecordDataset, num_parallel_calls=8)
+            if cache:
+                dataset = dataset.cache().apply(tf.data.experimental.shuffle_and_repeat(16 * 1024))
+            else:
+                dataset = dataset.shuffle(1024)
+            return dataset
+    """
+    assert found(source, ["TFP103"]) == []
+    assert found(source.replace(".apply(tf.data.experimental.shuffle_and_repeat(16 * 1024))", ".repeat()"),
+                 ["TFP103"]) == [(8, "TFP103")]
+
+
+def test_a_later_shuffle_does_not_undo_a_frozen_augmentation():
+    source = """
+        import tensorflow as tf
+
+        def augment(x):
+            return tf.image.random_flip_left_right(x)
+
+        def make_train_dataset(files):
+            ds = tf.data.TFRecordDataset(files).map(augment, num_parallel_calls=4).cache()
+            return ds.shuffle(1000).repeat().batch(32).prefetch(1)
+    """
+    assert found(source, ["TFP103"]) == [(8, "TFP103")]
+
+
+# -- evaluation every epoch ---------------------------------------------------------------------
+# tensorflow/docs tutorials: the validation split decoded by a sequential map, fitted for 10 epochs.
+VALIDATION = """
+    import tensorflow as tf
+
+    def decode(record):
+        features = tf.io.parse_single_example(record, {"image": tf.io.FixedLenFeature([], tf.string)})
+        return tf.io.decode_jpeg(features["image"])
+
+    train_ds = tf.data.TFRecordDataset(train_files).map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    train_ds = train_ds.shuffle(1000).batch(32).prefetch(tf.data.AUTOTUNE)
+    val_ds = tf.data.TFRecordDataset(val_files).map(decode).batch(32)
+    model.fit(train_ds, validation_data=val_ds, epochs=10)
+"""
+
+
+def test_a_validation_pipeline_read_every_epoch_is_reported():
+    assert found(VALIDATION, ["TFP101", "TFP102"]) == [(10, "TFP101"), (10, "TFP102")]
+    message = next(d.message for d in lint(textwrap.dedent(VALIDATION), ["TFP101"]))
+    assert "`validation_data` every epoch" in message
+
+
+def test_validation_for_one_epoch_is_not():
+    assert found(VALIDATION.replace(", epochs=10", ""), ["TFP101", "TFP102"]) == []
+
+
+def test_a_preview_of_the_validation_pipeline_is_not():
+    source = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                                "for image in val_ds.take(3):\n        plt.imshow(image[0])")
+    assert found(source, ["TFP101", "TFP102"]) == []
+
+
+def test_counting_the_elements_once_is_not():
+    source = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                                "n = 0\n    for _ in val_ds:\n        n += 1\n    print(n)")
+    assert found(source, ["TFP101", "TFP102"]) == []
+
+
+def test_evaluate_inside_the_epoch_loop_is_reported_and_after_one_fit_is_not():
+    source = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                                "for epoch in range(10):\n        model.fit(train_ds, epochs=1)\n        model.evaluate(val_ds)")
+    assert found(source, ["TFP101", "TFP102"]) == [(10, "TFP101"), (10, "TFP102")]
+    once = VALIDATION.replace("model.fit(train_ds, validation_data=val_ds, epochs=10)",
+                              "model.fit(train_ds, epochs=10)\n    model.evaluate(val_ds)")
+    assert found(once, ["TFP101", "TFP102"]) == []
+
+
+# tensorflow/docs guide/core/mlp_core.ipynb: the validation loop inside the epoch loop.
+EPOCH_LOOP = """
+    import tensorflow as tf
+
+    def preprocess(x, y):
+        x = tf.reshape(x, shape=[-1, 784])
+        return x / 255, y
+
+    train_data = tf.data.TFRecordDataset(train_files).map(preprocess, num_parallel_calls=4).prefetch(2)
+    val_data = tf.data.TFRecordDataset(val_files).map(preprocess)
+
+    def train_model(mlp, train_data, val_data, epochs):
+        for epoch in range(epochs):
+            for x_batch, y_batch in train_data:
+                batch_loss = train_step(x_batch, y_batch, mlp)
+            for x_batch, y_batch in val_data:
+                batch_loss = val_step(x_batch, y_batch, mlp)
+
+    train_model(mlp, train_data, val_data, epochs=10)
+"""
+
+
+def test_an_evaluation_loop_inside_the_epoch_loop_is_reported():
+    assert found(EPOCH_LOOP, ["TFP101", "TFP102"]) == [(9, "TFP101"), (9, "TFP102")]
+
+
+def test_an_evaluation_loop_after_training_is_not():
+    source = EPOCH_LOOP.replace(
+        "            for x_batch, y_batch in val_data:\n                batch_loss = val_step(x_batch, y_batch, mlp)\n",
+        "        for x_batch, y_batch in val_data:\n            batch_loss = val_step(x_batch, y_batch, mlp)\n",
+    )
+    assert source != EPOCH_LOOP
+    assert found(source, ["TFP101", "TFP102"]) == []
+
+
+# -- TF1: pipelines on attributes, reinitializable iterators -------------------------------------
+# A TF1 data reader: `self.train_data` mapped with `map_func=`, batched, switched to by a
+# reinitializable iterator that the session loop reads per step through `get_next()`.
+TF1_READER = """
+    import tensorflow as tf
+
+    class DataReader(object):
+        def __init__(self, train_files, test_files, batch_size):
+            self.train_data = tf.data.TFRecordDataset(train_files)
+            self.train_data = self.train_data.map(map_func=self._parse)
+            self.batch_train_data = self.train_data.shuffle(1000).batch(batch_size)
+            self.test_data = tf.data.TFRecordDataset(test_files)
+            self.test_data = self.test_data.map(map_func=self._parse)
+            self.batch_test_data = self.test_data.batch(batch_size)
+            self.iterator = tf.compat.v1.data.Iterator.from_structure(
+                tf.compat.v1.data.get_output_types(self.batch_train_data),
+                tf.compat.v1.data.get_output_shapes(self.batch_train_data))
+            self.next_batch = self.iterator.get_next()
+            self.train_init = self.iterator.make_initializer(self.batch_train_data)
+            self.test_init = self.iterator.make_initializer(self.batch_test_data)
+
+        def _parse(self, record):
+            features = tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([784], tf.float32)})
+            return features["x"]
+"""
+
+
+def test_a_tf1_training_pipeline_behind_a_reinitializable_iterator_is_reported():
+    assert found(TF1_READER, ["TFP101", "TFP102"]) == [(7, "TFP102"), (8, "TFP101")]
+
+
+def test_the_test_pipeline_the_same_iterator_switches_to_is_named_for_evaluation():
+    """Lines 10 and 11 are silent above because the initializer's pipeline is named for testing; named
+    for nothing, it is read per step like the training one."""
+    source = TF1_READER.replace("test_data", "extra_data").replace("test_files", "extra_files")
+    assert found(source, ["TFP101", "TFP102"]) == [(7, "TFP102"), (8, "TFP101"), (10, "TFP102"), (11, "TFP101")]
+
+
+def test_a_one_shot_iterator_in_the_compat_spelling_consumes_the_pipeline():
+    source = """
+        import tensorflow as tf
+
+        def parse(record):
+            return tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([784], tf.float32)})
+
+        dataset = tf.data.TFRecordDataset(files).map(map_func=parse).shuffle(1000).repeat().batch(32)
+        next_batch = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    """
+    assert found(source, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]
+
+
+# -- three modules, a tuple ---------------------------------------------------------------------
+PARSING = """\
+import tensorflow as tf
+
+
+def _parse(record):
+    features = tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([784], tf.float32),
+                                                   "y": tf.io.FixedLenFeature([], tf.int64)})
+    return tf.reshape(features["x"], [28, 28, 1]), features["y"]
+
+
+def get_parsed_dataset(files):
+    dataset = tf.data.TFRecordDataset(files)
+    return dataset.map(_parse)
+"""
+# The middle module names no TensorFlow: it only batches what the first one parsed.
+GENERATE = """\
+from data.parsing import get_parsed_dataset
+
+BATCH_SIZE = 64
+
+
+def generate_datasets():
+    train = get_parsed_dataset(["train.tfrecord"]).shuffle(1000).batch(BATCH_SIZE).prefetch(1)
+    valid = get_parsed_dataset(["valid.tfrecord"]).batch(BATCH_SIZE).prefetch(1)
+    test = get_parsed_dataset(["test.tfrecord"]).batch(BATCH_SIZE).prefetch(1)
+    return train, valid, test, 60000
+"""
+TRAIN = """\
+import tensorflow as tf
+
+from data.generate import generate_datasets
+
+
+def main():
+    train, valid, test, n = generate_datasets()
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    model.fit(train, validation_data=valid, epochs=5)
+"""
+
+
+def three_modules(root: Path, train: str) -> None:
+    (root / "pyproject.toml").write_text("")
+    for package in ("data", "trainer"):
+        (root / package).mkdir()
+        (root / package / "__init__.py").write_text("")
+    (root / "data" / "parsing.py").write_text(PARSING)
+    (root / "data" / "generate.py").write_text(GENERATE)
+    (root / "trainer" / "main.py").write_text(train)
+
+
+def project_findings(root: Path):
+    result = run_cli("check", "--no-cache", "--select", "TFP101,TFP102", "--output-format", "json", ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return [(Path(d["filename"]).as_posix(), d["location"]["row"], d["code"]) for d in json.loads(result.stdout)]
+
+
+def test_a_map_handed_through_a_tuple_across_three_modules_is_reported_at_its_line(tmp_path):
+    three_modules(tmp_path, TRAIN)
+    assert project_findings(tmp_path) == [("data/parsing.py", 12, "TFP102")]
+
+
+def test_the_same_map_consumed_only_by_one_evaluation_is_not(tmp_path):
+    """The chain is followed, not guessed: with no consumer in sight the map would be reported; the
+    third module's one `evaluate`, seen through the middle module, makes it silent."""
+    three_modules(tmp_path, TRAIN.replace("train, valid, test, n", "_, _, test, n").replace(
+        "model.fit(train, validation_data=valid, epochs=5)", "model.evaluate(test)"))
+    assert project_findings(tmp_path) == []
+
+
+
+def test_a_cached_result_is_not_reused_when_the_module_two_importers_up_changes(tmp_path):
+    """parsing.py is judged by trainer/main.py through data/generate.py: main.py's text is part of
+    parsing.py's cache key (the neighbourhood reaches importers two levels up)."""
+    evaluate_only = TRAIN.replace("train, valid, test, n", "_, _, test, n").replace(
+        "model.fit(train, validation_data=valid, epochs=5)", "model.evaluate(test)")
+    three_modules(tmp_path, evaluate_only)
+
+    def cached_run():
+        result = run_cli("check", "--select", "TFP102", "--output-format", "json", ".", cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        return [(Path(d["filename"]).as_posix(), d["location"]["row"]) for d in json.loads(result.stdout)]
+
+    assert cached_run() == []
+    (tmp_path / "trainer" / "main.py").write_text(TRAIN)
+    assert cached_run() == [("data/parsing.py", 12)]

@@ -1,0 +1,106 @@
+"""What a pipeline is for where its consumer says too little: evaluation the model waits on every
+epoch, and pipelines whose consumer is out of sight.
+
+- *Evaluation every epoch* (``every_epoch``). ``fit(..., validation_data=val_ds, epochs=10)`` and a
+  ``for x, y in test_ds:`` loop inside a training loop run the evaluation pipeline once per epoch; the
+  accelerator waits for it as it does for the training data, so a rule about any pipeline a model waits
+  on (a missing prefetch, a sequential map) counts it with training. Evaluation run once (``evaluate``,
+  ``fit`` for one epoch) does not.
+- *Built here, consumed elsewhere* (``purpose_unseen``). An ``input_fn``, ``make_train_dataset(files)``
+  or an input reader's method returns its pipeline to Estimator, a trainer, a notebook or another
+  package. What it is for is read off the pipeline itself: evaluation or inspection names around it
+  (``eval_input_fn``, ``val_ds``, ``make_test_dataset``) or a ``take(n)`` preview say it is not training;
+  a reshuffle, a ``repeat()`` or a random ``map`` say it is; anything else says nothing.
+
+``serves`` puts both together for a rule that reports an op of a pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, FrozenSet, List, Sequence
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
+from tflint_perf.analysis.pipelines.values import Consumption, Op, State
+from tflint_perf.analysis.purpose import Purpose
+
+# What a loop over a pipeline nested in a training loop may be for and still run every epoch: an
+# evaluation loop (`test_step`, metric updates), or one whose body does not say.
+_NESTED_EVALUATION = frozenset({Purpose.EVALUATION, Purpose.UNKNOWN})
+
+
+class PipelineIntent:
+    """``PipelineAnalysis``'s questions about what a pipeline is for (a part of it)."""
+
+    model: ModuleModel
+    _call_sites: Dict[cst.Call, CallSite]
+    _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
+
+    # ConsumptionQueries' and StatePredicates' (parts of PipelineAnalysis too)
+    consumptions: List[Consumption]
+    consumptions_of: Callable[[cst.Call], List[Consumption]]
+    iterated_once: Callable[[Consumption], bool]
+    loop_purpose: Callable[[cst.CSTNode], Purpose]
+    built_for: Callable[[cst.Call], Purpose]
+    randomises: Callable[[Op], bool]
+
+    def every_epoch(self, consumption: Consumption) -> bool:
+        """Evaluation that runs once per training epoch: ``fit``'s ``validation_data`` over several
+        epochs, or an ``evaluate`` or an evaluation loop (or one whose body does not say) inside a loop
+        that trains."""
+        if consumption.kind == "model" and consumption.role == "validation":
+            if consumption.elsewhere:  # another module's fit: its loops are not ours to see
+                epochs = argument(consumption.node, "epochs", 3)  # type: ignore[arg-type]
+                return epochs is not None and int_literal(epochs.value) != 1
+            return not self.iterated_once(consumption)
+        nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
+            consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
+        # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there.
+        return nested and any(self.loop_purpose(outer) is Purpose.TRAINING for outer in self._loops_around(consumption.node))
+
+    def evaluated_every_epoch(self, call: cst.Call) -> bool:
+        """Some pipeline holding op ``call`` is evaluation the model waits on every epoch."""
+        return any(self.every_epoch(c) for c in self.consumptions_of(call))
+
+    def purpose_unseen(self, call: cst.Call, states: Sequence[State]) -> Purpose:
+        """What pipelines holding op ``call`` are built for, from their names and content alone: for a
+        pipeline returned to a caller out of sight (an ``input_fn``, a ``make_train_dataset``)."""
+        named = self.built_for(call)
+        if named in (Purpose.EVALUATION, Purpose.INSPECTION):
+            return named  # `eval_input_fn`, `val_ds = ...`, `dataset_to_numpy_util`
+        if states and all(ends_with_literal_take(state) for state in states):
+            return Purpose.INSPECTION  # `ds.map(parse).take(3)`: a preview
+        if any(op.name == "repeat" or self.randomises(op) for state in states for op in state.ops):
+            return Purpose.TRAINING
+        return named
+
+    def serves(self, call: cst.Call, states: Sequence[State], purposes: FrozenSet[Purpose]) -> bool:
+        """A finding about op ``call`` is worth a user's time for a rule about ``purposes``: some
+        pipeline holding it is consumed for one of them (evaluation every epoch counting with
+        training), or no consumer is in sight and its names and content do not say otherwise."""
+        consumptions = self.consumptions_of(call)
+        if Purpose.TRAINING in purposes and any(self.every_epoch(c) for c in consumptions):
+            return True
+        if consumptions:
+            if all(c.purpose not in purposes for c in consumptions):
+                return False  # evaluation, inspection, a one-off pass, a loop that does not train
+            return self.built_for(call) in purposes | {Purpose.UNKNOWN}
+        return self.purpose_unseen(call, states) in purposes | {Purpose.UNKNOWN}
+
+    def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        """The loops around a consumer (a loop, or a call such as `evaluate`): in its own function, and
+        in this module's callers of it."""
+        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        if site is None:
+            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            if not sites:
+                return []
+            site = sites[0]
+        outer: List[cst.CSTNode] = list(site.loops[: site.loops.index(node)]) if node in site.loops else list(site.loops)
+        outer.extend(self.model.call_graph.loops_reaching(site.function))  # type: ignore[attr-defined]
+        return outer
+
+
