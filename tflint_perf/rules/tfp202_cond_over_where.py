@@ -6,7 +6,9 @@ from typing import Iterable, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.element_maps import ElementReach
 from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
+from tflint_perf.analysis.loops import names_read
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.values import TENSOR, ValueKinds
@@ -226,18 +228,27 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             call = site.node
             if model.call_name(call) != "tf.cond" or has_star_args(call):
                 continue
-            hot = model.hot_paths.context_of_site(site)
-            if hot is not None and hot.kind == "dataset":
-                continue  # the CPU input pipeline: one scalar predicate per element, nothing to save
             pred = argument(call, "pred", 0)
             true_fn = argument(call, "true_fn", 1) or argument(call, "fn1", None)
             false_fn = argument(call, "false_fn", 2) or argument(call, "fn2", None)
-            if hot is None or pred is None or true_fn is None or false_fn is None:
+            if pred is None or true_fn is None or false_fn is None:
                 continue
+            # Code a `tf.map_fn` runs for every element, directly or through the helpers it calls with
+            # the element: a choice there is per element when the predicate reads the element.
+            reaches = model.element_maps.reaches(site)
+            if reaches:
+                reach = reaches[0]
+                if not reach.elements.intersection(names_read(pred.value)):
+                    continue  # the same for every element (a training flag the map closes over)
+                tensors, where = reach.elements, _per_element(model, reach)
+            else:
+                hot = model.hot_paths.context_of_site(site)
+                if hot is None or hot.kind == "dataset":
+                    continue  # the CPU input pipeline: one scalar predicate per element, nothing to save
+                tensors, where = model.hot_paths.element_parameters(site), hot.description
             if about_shapes_or_nan(model, pred.value) or about_step_counter(pred.value):
                 continue
             values = values or ValueKinds(model)
-            tensors = model.hot_paths.element_parameters(site)
             if values.kind(pred.value, site.function, site.place, site.lambdas, tensors) != TENSOR:
                 continue
             branches = [_branch(model, fn.value, site) for fn in (true_fn, false_fn)]
@@ -247,9 +258,11 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             if leaves[0] is None or leaves[0] != leaves[1]:
                 continue
             message = (
-                f"`tf.cond` picks between two cheap element-wise expressions in {hot.description}; "
+                f"`tf.cond` picks between two cheap element-wise expressions in {where}; "
                 "`tf.where(pred, a, b)` computes both and selects without control flow"
             )
+            if reaches:
+                message += "; one `tf.where` over the whole batch can then replace the per-element map"
             yield self.finding(message, call.func, call, self._fix(context, site, (pred, true_fn, false_fn), branches))
 
     def _fix(self, context: RuleContext, site: CallSite, args: Tuple[cst.Arg, cst.Arg, cst.Arg], branches,
@@ -271,6 +284,17 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             return FixPlan(UNSAFE, f"Replace with `{where}`", (kept,), imports)  # one argument per line: keep it
         # Aligned under the bracket: one line if it fits, else the call's own line breaks.
         return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports, wrapped=(kept,))
+
+
+def _per_element(model: ModuleModel, reach: ElementReach) -> str:
+    """Where a per-element ``tf.cond`` is, for the message: the mapped function itself, or a helper
+    it calls with the element, and which map runs it."""
+    mapped = reach.describe(model)
+    if reach.depth == 0:
+        return f"a function passed to {mapped}"
+    name = f"`{reach.function.name}`" if isinstance(reach.function, FunctionInfo) else "a lambda"
+    calls = "call" if reach.depth == 1 else "calls"
+    return f"{name}, which {mapped} runs for every element ({reach.depth} {calls} deep)"
 
 
 def _keep_layout(model: ModuleModel, site: CallSite, where: str, args, values) -> Optional[NodeEdit]:
