@@ -249,13 +249,23 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
             if about_shapes_or_nan(model, pred.value) or about_step_counter(pred.value):
                 continue
             values = values or ValueKinds(model)
-            if values.kind(pred.value, site.function, site.place, site.lambdas, tensors) != TENSOR:
+            # A predicate reading the element is a tensor (`s > threshold`, whatever `threshold` is).
+            if not reaches and values.kind(pred.value, site.function, site.place, site.lambdas, tensors) != TENSOR:
                 continue
             branches = [_branch(model, fn.value, site) for fn in (true_fn, false_fn)]
             if branches[0] is None or branches[1] is None:
                 continue
             leaves = [elementwise_leaves(model, values, body, site) for body, _ in branches]  # type: ignore[misc]
-            if leaves[0] is None or leaves[0] != leaves[1]:
+            if leaves[0] is None or leaves[1] is None:
+                continue
+            if reaches:
+                # Per element, the branches must be built from the same element values; what the map
+                # closes over (a window's height) is one value for every element, and `map_fn` would
+                # reject branches whose shapes differ from one element to the next.
+                leaves = [side & tensors for side in leaves]
+                if not leaves[0]:
+                    continue
+            if leaves[0] != leaves[1]:
                 continue
             message = (
                 f"`tf.cond` picks between two cheap element-wise expressions in {where}; "
