@@ -60,7 +60,7 @@ def test_a_per_element_cond_two_calls_below_the_map_is_reported_at_the_cond():
     found = lint(BOXES, ["TFP202"])
     assert [(d.code, d.location.row) for d in found] == [("TFP202", 5)]
     assert "`_clamp`, which the `tf.map_fn` in `clip_boxes` runs for every element (2 calls deep)" in found[0].message
-    assert "over the whole batch" in found[0].message
+    assert "one `tf.where` over the whole batch can replace the per-element map" in found[0].message
 
 
 def test_a_vectorized_map_through_a_local_def():
