@@ -138,3 +138,27 @@ def test_a_helper_in_another_module_reached_from_a_map(tmp_path):
     found = [(d["filename"].replace("\\", "/"), d["location"]["row"], d["message"]) for d in json.loads(result.stdout)]
     assert [(name, row) for name, row, _ in found] == [("det/box_ops.py", 5)], result.stderr
     assert "the `tf.map_fn` in `clip_all` (in `det/postprocess.py`)" in found[0][2]
+
+
+def test_methods_mapped_by_keyword_and_a_recursive_helper():
+    source = textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        class BoxCoder:
+            def _clamp(self, coord):
+                return tf.cond(coord > 1.0, lambda: tf.ones_like(coord), lambda: tf.maximum(coord, 0.0))
+
+            def _clip(self, box):
+                return tf.stack([self._clamp(box[0]), self._again(box[1])])
+
+            def _again(self, coord):
+                return self._again(coord)
+
+            def clip(self, boxes):
+                return tf.map_fn(fn=self._clip, elems=boxes)
+        """
+    )
+    found = lint(source, ["TFP202"])
+    assert [d.location.row for d in found] == [5]
+    assert "`_clamp`, which the `tf.map_fn` in `clip` runs for every element (1 call deep)" in found[0].message
