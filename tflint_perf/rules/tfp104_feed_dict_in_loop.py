@@ -101,8 +101,9 @@ There is no automatic fix: moving to `tf.data` changes how the graph is built (t
 the iterator's tensors instead of placeholders), which is a design change for the author.
 """
     known_problems = """
-A feed built by a function from another module, or passed in as a parameter, cannot be seen and
-is not reported. Neither is a training loop in a module that does not import TensorFlow itself
+A feed built by a function from another module, or passed in as a parameter by a caller in
+another module, cannot be seen and is not reported (a parameter that same-file callers fill is
+followed to them: `run_step(sess, {x: xb, y: yb})` in a step loop). Neither is a training loop in a module that does not import TensorFlow itself
 (a helper handed a `sess` by its caller). Feeding the same whole arrays on every step (full-batch training,
 `for i in range(n): sess.run(train_op, feed_dict={x: X, y: Y})`) copies them every time too, but
 is not reported: the values are bound before the loop, like a periodic validation feed.
@@ -143,6 +144,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
         Valid(
             "def train(sess, ops, batches):\n    for xb, yb in batches:\n"
             "        sess.run(ops.train, feed_dict={ops.x: xb, ops.y: yb})\n"
+        ),
+        # A helper handed the same whole arrays on every step (full-batch training): values bound once.
+        Valid(
+            _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
+            "sess = tf.Session()\nfeed = {x: X_train, y: Y_train}\nfor i in range(num_steps):\n    run_step(sess, feed)\n"
         ),
         # A loop over epochs, however its bound is written: once per epoch.
         Valid(
@@ -228,6 +234,12 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "sess = tf.Session()\nstep = 1\nwhile step * batch_size < epochs * n_samples:\n"
             "    batch_x, batch_y = mnist.train.next_batch(batch_size)\n"
             "    sess.run(optimizer, {x: batch_x, y: batch_y, keep_prob: dropout})\n    step += 1\n"
+        ),
+        # The feed dict handed positionally to a helper, built by its caller in the step loop.
+        Invalid(
+            _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
+            "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
+            "    run_step(sess, {x: xb, y: yb})\n"
         ),
         # A session stored on self, used in a method called from a loop.
         Invalid(
