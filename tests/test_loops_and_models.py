@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from tflint_perf.analysis.loops import StepLoops
+from tflint_perf.analysis.loops import StepLoops, counts_epochs
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.analyses import AnalysedModule
@@ -41,6 +41,32 @@ def test_loops_that_repeat_work(header, repeats):
     loops = StepLoops(model)
     site = site_named(model, "step(x)")
     assert bool(loops.lexical(site)) is repeats
+
+
+@pytest.mark.parametrize(
+    "header,epochs",
+    [
+        ("for epoch in range(num_epochs):", True),
+        ("for _ in range(args.epochs):", True),
+        ("for i in range(1, FLAGS.num_epochs + 1):", True),
+        ("for i in range(n_epochs * 2):", True),  # a literal scale: still a count of epochs
+        ("while epoch < num_epochs:", True),
+        ("while self.epoch < max_epoch:", True),
+        # A training loop counted in steps: the epoch count scaled by the data (the MNIST
+        # convolutional example, facenet's tmp/mnist_center_loss.py) or by the steps per epoch.
+        ("for step in xrange(int(num_epochs * train_size) // BATCH_SIZE):", False),
+        ("for i in range(FLAGS.epochs * steps_per_epoch):", False),
+        ("while step * batch_size < epochs * n:", False),
+        ("while current_step < hparams.num_epochs * train_steps_per_epoch:", False),
+        ("for step in range(steps_per_epoch):", False),
+        ("while step < steps_per_epoch:", False),
+        ("for i in range(total_batch):", False),
+    ],
+)
+def test_epoch_loops_by_their_bound(header, epochs):
+    model = model_of(f"{header}\n    step(x)\n")
+    site = site_named(model, "step(x)")
+    assert counts_epochs(site.loops[0]) is epochs
 
 
 def test_a_plotting_loop_inspects_and_a_module_constant_gives_the_count():

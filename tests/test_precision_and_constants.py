@@ -92,6 +92,22 @@ VALUE_SOURCES = {
         "    x={'x': x_train}, y=y_train, batch_size=100, num_epochs=None, shuffle=True)\n",
         "`numpy_input_fn` batch_size 100",
     ),
+    # The batch size given to the pipeline a model fits (issue 22), through a helper that builds it.
+    "parameter default from a constant": (
+        MIXED + "import tensorflow as tf\nBATCH_SIZE = 100\n\ndef make_train_dataset(files, batch_size=BATCH_SIZE):\n"
+        "    ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8).shuffle(10_000)\n"
+        "    return ds.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)\n\n"
+        "model.fit(make_train_dataset(train_files), epochs=5)\n",
+        "default of parameter `batch_size`, constant `BATCH_SIZE = 100`",
+    ),
+    "passed by every caller": (
+        MIXED + "import tensorflow as tf\nBATCH_SIZE = 100\n\ndef get_dataset(files, batch_size, training):\n"
+        "    ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8)\n    if training:\n"
+        "        ds = ds.shuffle(10_000).repeat()\n    return ds.batch(batch_size).prefetch(1)\n\n"
+        "train_ds = get_dataset(train_files, BATCH_SIZE, True)\nval_ds = get_dataset(val_files, BATCH_SIZE, False)\n"
+        "model.fit(train_ds, validation_data=val_ds, steps_per_epoch=500, epochs=5)\n",
+        "passed for parameter `batch_size` by every caller: constant `BATCH_SIZE = 100`",
+    ),
     "layer width from a constant": (
         MIXED + "from tensorflow import keras\nHIDDEN = 100\n"
         "model = keras.Sequential([keras.layers.Dense(HIDDEN, activation='relu'), keras.layers.Dense(10)])\n",
@@ -119,6 +135,20 @@ def test_a_rebound_name_is_unknown_and_evaluation_sizes_are_not_training():
         "model.fit(ds)\n"
     )
     assert findings(source, ["TFP302"]) == []
+
+
+def test_a_parameter_callers_disagree_on_or_do_not_show_is_unknown():
+    helper = MIXED + "import tensorflow as tf\n\ndef get_dataset(files, batch_size):\n    return tf.data.TFRecordDataset(files).batch(batch_size)\n\n"
+    # Two callers, two sizes: the training pipeline's cannot be told from the helper alone.
+    assert findings(helper + "model.fit(get_dataset(a, 100))\nmodel.evaluate(get_dataset(b, 50))\n", ["TFP302"]) == []
+    # A size read at run time.
+    assert findings(helper + "model.fit(get_dataset(a, args.batch_size))\n", ["TFP302"]) == []
+    # Every caller passes the same aligned size.
+    assert findings(helper + "model.fit(get_dataset(a, 128))\nmodel.fit(get_dataset(b, 128))\n", ["TFP302"]) == []
+    # Under float32 (TF32, multiples of 4) the same 100 is aligned: the 16-bit policy is what makes it a finding.
+    plain = helper.replace(MIXED, "")
+    assert findings(plain + "model.fit(get_dataset(a, 100))\n", ["TFP302"]) == []
+    assert [c for c, _ in findings(helper + "model.fit(get_dataset(a, 100))\n", ["TFP302"])] == ["TFP302"]
 
 
 def test_a_stateful_rnn_is_skipped_only_at_batch_one():

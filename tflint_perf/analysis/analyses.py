@@ -14,6 +14,7 @@ from tflint_perf.analysis.callgraph import CallGraph
 from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
 from tflint_perf.analysis.effects import EffectAnalysis
+from tflint_perf.analysis.element_maps import ElementMaps
 from tflint_perf.analysis.hotpaths import HotPaths
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.layers import LayerAnalysis
@@ -32,6 +33,10 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def hot_paths(self) -> HotPaths:
         return HotPaths(self)
+
+    @cached_property
+    def element_maps(self) -> ElementMaps:
+        return ElementMaps(self)
 
     @cached_property
     def layers(self) -> LayerAnalysis:

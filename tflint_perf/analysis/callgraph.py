@@ -48,13 +48,19 @@ class CallGraph:
             return owner.call_graph.callees(function)
         found: List[FunctionInfo] = []
         for site in self.model.calls_in(function):
-            target = self._callee.get(site.node)
-            if target is None and self.model.session is not None:
-                resolved = self.model.effects.resolve_callable(site.node.func, site.function)
-                target = resolved if isinstance(resolved, FunctionInfo) else None
+            target = self.callee_at(site)
             if target is not None and target not in found:
                 found.append(target)
         return found
+
+    def callee_at(self, site: CallSite) -> Optional[FunctionInfo]:
+        """The function a call of this file calls: of this file, or in a project session of another
+        first-party module it imports."""
+        target = self._callee.get(site.node)
+        if target is None and self.model.session is not None:
+            resolved = self.model.effects.resolve_callable(site.node.func, site.function)
+            target = resolved if isinstance(resolved, FunctionInfo) else None
+        return target
 
     def loops_reaching(self, function: Optional[FunctionInfo]) -> FrozenSet[LoopNode]:
         """The loops, in callers up to a few levels away, from which ``function`` is called."""

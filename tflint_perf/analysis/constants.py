@@ -20,6 +20,7 @@ from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
 _FLAG_DEFINERS = ("DEFINE_integer", "DEFINE_int")
+_MAX_DEPTH = 3  # callers followed back for a parameter's value
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,14 @@ class ValueSources:
 
     def integer(self, expr: cst.BaseExpression, site: Optional[CallSite]) -> Optional[IntegerValue]:
         """The integer ``expr`` evaluates to at ``site``, when the code says."""
+        return self._value(expr, site.function if site is not None else None, 0)
+
+    def _value(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
         value = int_literal(expr)
         if value is not None:
             return IntegerValue(value, expr, "")  # type: ignore[arg-type]
         if isinstance(expr, cst.Name):
-            return self._name(expr.value, site.function if site is not None else None)
+            return self._name(expr.value, scope, depth)
         if isinstance(expr, cst.Attribute):
             flag = self._flags.get(expr.attr.value)
             receiver = dotted_text(expr.value) or ""
@@ -47,21 +51,68 @@ class ValueSources:
                 return flag
         return None
 
-    def _name(self, name: str, scope: Optional[FunctionInfo]) -> Optional[IntegerValue]:
+    def _name(self, name: str, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
         function = scope
         while function is not None:
             bindings = self.model.bindings.get(function, {}).get(name, [])
             if any(binding.kind != "param" for binding in bindings):
                 return None  # rebound inside the function: unknown
             if bindings:
-                default = _parameter_default(function, name)
-                return IntegerValue(default, None, f"default of parameter `{name}`") if default is not None else None
+                return self._parameter(function, name, depth)
             function = function.parent
+        return self._constant(name)
+
+    def _constant(self, name: str) -> Optional[IntegerValue]:
         value = self.model.module_values.get(name)
         number = int_literal(value) if value is not None else None
         if number is not None:
             return IntegerValue(number, None, f"constant `{name} = {number}`")
         return None
+
+    def _parameter(self, function: FunctionInfo, name: str, depth: int) -> Optional[IntegerValue]:
+        """A parameter's value: the one integer every same-file caller passes for it
+        (``make_dataset(files, BATCH_SIZE)``), else its default (a literal, or a module constant:
+        ``def make(batch_size=BATCH_SIZE)``)."""
+        passed = self._passed_by_callers(function, name, depth)
+        if passed is not None:
+            return passed
+        default = _parameter_default(function, name)
+        number = int_literal(default) if default is not None else None
+        if number is not None:
+            return IntegerValue(number, None, f"default of parameter `{name}`")
+        constant = self._constant(default.value) if isinstance(default, cst.Name) else None
+        if constant is not None:
+            return IntegerValue(constant.value, None, f"default of parameter `{name}`, {constant.origin}")
+        return None
+
+    def _passed_by_callers(self, function: FunctionInfo, name: str, depth: int) -> Optional[IntegerValue]:
+        """The integer every caller in this file binds ``name`` to, when they all bind it (passed, or
+        left to a known default) to the same known value; None when a caller is unknown or they differ."""
+        callers = self.model.call_graph.callers(function) if depth < _MAX_DEPTH else []
+        if not callers:
+            return None
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        values = set()
+        passed = False
+        for caller in callers:
+            call = caller.node
+            if any(arg.star for arg in call.args):
+                return None
+            arg = argument(call, name, index)
+            if arg is None:  # left to its default, evaluated where the function is defined
+                default = _parameter_default(function, name)
+                value = self._value(default, function.parent, depth + 1) if default is not None else None
+            else:
+                value = self._value(arg.value, caller.function, depth + 1)
+                passed = True
+            if value is None:
+                return None
+            values.add(value.value)
+        if len(values) != 1 or not passed:
+            return None  # they differ, or every caller leaves it to its default (said as such)
+        via = value.origin or "a literal"  # type: ignore[union-attr]
+        return IntegerValue(values.pop(), None, f"passed for parameter `{name}` by every caller: {via}")
 
     @cached_property
     def _flags(self) -> Dict[str, IntegerValue]:
@@ -85,9 +136,9 @@ class ValueSources:
         return flags
 
 
-def _parameter_default(function: FunctionInfo, name: str) -> Optional[int]:
+def _parameter_default(function: FunctionInfo, name: str) -> Optional[cst.BaseExpression]:
     params = function.node.params
-    for param in (*params.params, *params.kwonly_params):
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.name.value == name:
-            return int_literal(param.default) if param.default is not None else None
+            return param.default
     return None

@@ -101,6 +101,10 @@ class EffectAnalysis:
             return expr
         if isinstance(expr, cst.Name):
             found = self.model.lookup_function(expr.value, scope)
+            if found is None:
+                lam = self._named_lambda(expr.value, scope)
+                if lam is not None:
+                    return lam
             if found is None and not local_only:
                 foreign = self.model.foreign(expr, scope)
                 found = foreign if isinstance(foreign, FunctionInfo) else None
@@ -118,6 +122,14 @@ class EffectAnalysis:
                 return foreign
             cls = self.class_of_object(expr.value, scope)
             return cls.methods.get(expr.attr.value) if cls is not None else None
+        return None
+
+    def _named_lambda(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.Lambda]:
+        """The lambda a name is bound to, when it is its only binding (AutoAugment's
+        ``wrapped_shift_bbox = lambda bbox: _shift_bbox(bbox, ...)`` handed to ``tf.map_fn``)."""
+        _, bindings = self.model.scope_bindings(name, scope)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Lambda):
+            return bindings[0].value
         return None
 
     def class_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[ClassInfo]:

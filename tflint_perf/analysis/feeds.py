@@ -9,7 +9,8 @@ numbers or booleans), hyperparameters by name (``lr``, ``learning_rate``, ``keep
 ``validate_feed`` built before training and fed every 1,000 steps).
 
 The dict may be written in the call, built a few lines earlier (``feed = {...}``,
-``feed[x] = batch``) or returned by a same-file helper.
+``feed[x] = batch``), returned by a same-file helper, or handed in as a parameter by a same-file
+caller (``run_step(sess, {x: xb})`` in the step loop), judged where the caller builds it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.loops import counts_epochs
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
 from tflint_perf.analysis.values import PYTHON, ValueKinds
 
@@ -82,6 +85,8 @@ class Feeds:
                 elif binding.kind == "item" and binding.value is not None and binding.key is not None:
                     if again and self._is_data(binding.key, binding.value, binding.scope, binding.place, (), iteration):
                         found = binding.value
+                elif binding.kind == "param" and binding.scope is not None and binding.scope is iteration.function:
+                    found = self._passed(binding.scope, feed.value, depth)
                 if found is not None:
                     return found
         elif isinstance(feed, cst.Call) and evaluated_each_time:
@@ -97,6 +102,22 @@ class Feeds:
         for key, value in entries:
             if self._is_data(key, value, scope, place, lambdas, iteration):
                 return value
+        return None
+
+    def _passed(self, function: FunctionInfo, name: str, depth: int) -> Optional[cst.BaseExpression]:
+        """A feed handed in as a parameter (``def run_step(sess, feed): sess.run(train_op, feed)``):
+        what its callers in this file pass, judged where they pass it (a dict built in their step loop)."""
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        for caller in self.model.call_graph.callers(function):
+            arg = argument(caller.node, name, index)
+            if arg is None or arg.star:
+                continue
+            loops = frozenset(loop for loop in caller.loops if not counts_epochs(loop))
+            around = Iteration(loops, None if loops else caller.function)
+            found = self._feed(arg.value, caller.function, caller.place, caller.lambdas, around, True, depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _is_data(self, key, value, scope, place: Place, lambdas, iteration: Iteration) -> bool:

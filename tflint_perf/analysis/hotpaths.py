@@ -112,7 +112,7 @@ class HotPaths:
         for function in (*site.lambdas, site.function):
             context = self._hot.get(function) if function is not None else None
             if context is not None and context.tensor_elements and context.root is function:
-                names.update(_parameter_names(function))
+                names.update(parameter_names(function))
         return frozenset(names)
 
     # -- roots ----------------------------------------------------------------------------------
@@ -266,7 +266,8 @@ def _callable_name(target: Callable) -> str:
     return f"`{target.name}`" if isinstance(target, FunctionInfo) else "a lambda"
 
 
-def _parameter_names(function: Callable) -> List[str]:
+def parameter_names(function: Callable) -> List[str]:
+    """A function's or lambda's parameters as a caller binds them (a method's `self` left out)."""
     params = function.params if isinstance(function, cst.Lambda) else function.node.params
     names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
     if isinstance(function, FunctionInfo) and function.is_method and names:

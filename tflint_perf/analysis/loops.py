@@ -27,10 +27,12 @@ from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
 
 _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
+_PER_EPOCH = re.compile(r"per_?epoch", re.IGNORECASE)
 _EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
 # Calls that say a loop looks at a few samples (plots a grid, shows images).
 _PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
                        "add_subplot", "set_title", "display", "scatter", "hist", "render"})
+_SCALING = (cst.Multiply, cst.Divide, cst.FloorDivide)
 _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
 FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
@@ -38,10 +40,34 @@ _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a f
 
 def counts_epochs(loop: LoopNode) -> bool:
     """``for epoch in range(n)``, ``for _ in range(args.epochs)``, ``while epoch < num_epochs``
-    (but not ``for step in range(steps_per_epoch)``)."""
+    (but not ``for step in range(steps_per_epoch)``).
+
+    A loop is classified by its bound, not by the words in it: ``for step in range(int(num_epochs *
+    train_size) // BATCH_SIZE)`` and ``while step * batch_size < epochs * n`` name the epochs but run
+    once per batch, since the epoch count is scaled by the data's size (or the steps per epoch).
+    Only an epoch count on its own (give or take a literal: ``range(1, epochs + 1)``) counts epochs."""
     if isinstance(loop, cst.For):
-        return _mentions(loop.target, _EPOCH_VARIABLE) or _mentions(loop.iter, _EPOCH_COUNT)
-    return _mentions(loop.test, _EPOCH_VARIABLE)
+        return _mentions(loop.target, _EPOCH_VARIABLE) or _unscaled_epoch_count(loop.iter, _EPOCH_COUNT)
+    return _unscaled_epoch_count(loop.test, _EPOCH_VARIABLE)
+
+
+def _unscaled_epoch_count(expr: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
+    """``expr`` reads a name about epochs (``pattern``) that no multiplication or division by another
+    quantity turns into a count of steps; ``steps_per_epoch`` is a count of steps too."""
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _SCALING):
+            if not _is_number(node.left) and not _is_number(node.right):
+                continue  # `epochs * steps_per_epoch`, `total // epochs`: a count of steps
+        if isinstance(node, cst.Name) and pattern.search(node.value) and not _PER_EPOCH.search(node.value):
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _is_number(node: cst.CSTNode) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def short_literal_loop(loop: LoopNode) -> bool:

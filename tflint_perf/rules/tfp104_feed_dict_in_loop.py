@@ -58,7 +58,9 @@ Not reported either: feeds of only Python values and hyperparameters (literals, 
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
 `is_training`, `step`); values bound once before the loop (a `validate_feed` built before
 training and fed every 1,000 steps); calls outside loops (one-off evaluation); calls whose only
-loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation); initializer runs
+loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation; a loop is judged by its
+bound, so `for step in range(int(num_epochs * train_size) // BATCH_SIZE)` and `while step *
+batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); initializer runs
 (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files.
 """
     why_bad = """
@@ -99,8 +101,9 @@ There is no automatic fix: moving to `tf.data` changes how the graph is built (t
 the iterator's tensors instead of placeholders), which is a design change for the author.
 """
     known_problems = """
-A feed built by a function from another module, or passed in as a parameter, cannot be seen and
-is not reported. Neither is a training loop in a module that does not import TensorFlow itself
+A feed built by a function from another module, or passed in as a parameter by a caller in
+another module, cannot be seen and is not reported (a parameter that same-file callers fill is
+followed to them: `run_step(sess, {x: xb, y: yb})` in a step loop). Neither is a training loop in a module that does not import TensorFlow itself
 (a helper handed a `sess` by its caller). Feeding the same whole arrays on every step (full-batch training,
 `for i in range(n): sess.run(train_op, feed_dict={x: X, y: Y})`) copies them every time too, but
 is not reported: the values are bound before the loop, like a periodic validation feed.
@@ -141,6 +144,17 @@ is not reported: the values are bound before the loop, like a periodic validatio
         Valid(
             "def train(sess, ops, batches):\n    for xb, yb in batches:\n"
             "        sess.run(ops.train, feed_dict={ops.x: xb, ops.y: yb})\n"
+        ),
+        # A helper handed the same whole arrays on every step (full-batch training): values bound once.
+        Valid(
+            _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
+            "sess = tf.Session()\nfeed = {x: X_train, y: Y_train}\nfor i in range(num_steps):\n    run_step(sess, feed)\n"
+        ),
+        # A loop over epochs, however its bound is written: once per epoch.
+        Valid(
+            _TF1 + "with tf.Session() as sess:\n    for i in range(1, FLAGS.num_epochs + 1):\n"
+            "        xs, ys = shuffle(x_train, y_train)\n"
+            "        sess.run(train_op, feed_dict={x: xs, y: ys})\n"
         ),
         # Evaluation over test batches: no train op is fetched.
         Valid(
@@ -205,6 +219,27 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "        sess.run([d_optim, d_sum], feed_dict={inputs: batch, z_ph: z})\n"
             "        sess.run([g_optim, g_sum], feed_dict={z_ph: z})\n"
             "        if idx % 100 == 0:\n            samples = sess.run(sampler, feed_dict={z_ph: z, inputs: batch})\n"
+        ),
+        # A training loop counted in steps, not epochs: its bound is the epoch count scaled by the
+        # data (the MNIST convolutional example, facenet's tmp/mnist_center_loss.py).
+        Invalid(
+            _TF1 + "with tf.Session() as sess:\n    for step in xrange(int(num_epochs * train_size) // BATCH_SIZE):\n"
+            "        offset = (step * BATCH_SIZE) % (train_size - BATCH_SIZE)\n"
+            "        batch_data = train_data[offset:(offset + BATCH_SIZE), ...]\n"
+            "        feed_dict = {train_data_node: batch_data}\n"
+            "        _, l = sess.run([optimizer, loss], feed_dict=feed_dict)\n"
+        ),
+        # `while step * batch_size < ...`, the feed passed positionally.
+        Invalid(
+            _TF1 + "sess = tf.Session()\nstep = 1\nwhile step * batch_size < epochs * n_samples:\n"
+            "    batch_x, batch_y = mnist.train.next_batch(batch_size)\n"
+            "    sess.run(optimizer, {x: batch_x, y: batch_y, keep_prob: dropout})\n    step += 1\n"
+        ),
+        # The feed dict handed positionally to a helper, built by its caller in the step loop.
+        Invalid(
+            _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
+            "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
+            "    run_step(sess, {x: xb, y: yb})\n"
         ),
         # A session stored on self, used in a method called from a loop.
         Invalid(

@@ -27,6 +27,10 @@ Checks training batch sizes given as integer literals that are not a multiple of
 8 under a `mixed_float16` / `mixed_bfloat16` policy, 4 in float32 (TF32 tensor cores), nothing in
 modules that use a TPU or TensorFlow Decision Forests; the message names what it assumed. The
 sizes: `model.fit(..., batch_size=N)`, and `Dataset.batch(N)` / `padded_batch(N)` on a pipeline that is consumed for training (`model.fit`'s data, a training loop, an iterator).
+`N` is a literal, or followed to where it is set: a module constant (`BATCH_SIZE = 100`), a
+parameter's default, the one value every same-file caller passes for a helper's `batch_size`
+parameter (`make_dataset(files, BATCH_SIZE)`), a flag's default. `drop_remainder` does not change
+the finding: every batch but the last has `N` rows either way.
 
 `model.fit` is reported only in a file that imports TensorFlow or Keras, since any library may
 have a `fit` with a `batch_size`. Not reported: `evaluate` / `predict` batch sizes and pipelines consumed only for validation,
@@ -67,8 +71,9 @@ steps per epoch, batch-norm statistics) and memory use. It is offered only with
     known_problems = """
 The rule reads the precision from the module itself: a policy set in another module, or a TPU
 chosen by a flag at run time, is not seen (set `alignment` to state your hardware). On CPU-only
-training or GPUs without tensor cores the finding is noise. A batch size kept in a constant
-(`BATCH_SIZE = 100`) is not followed.
+training or GPUs without tensor cores the finding is noise. A helper's `batch_size` parameter is
+known only when every caller in the same file passes one value for it (or leaves it to a known
+default); callers in other modules are not followed.
 """
     references = (
         "[Mixed precision guide: GPU performance tips](https://www.tensorflow.org/guide/mixed_precision#gpu_performance_tips)",
@@ -98,6 +103,12 @@ training or GPUs without tensor cores the finding is noise. A batch size kept in
         Valid("from mylab.models import Regressor\nreg = Regressor()\nreg.fit(X, y, batch_size=100)\n"),
         # A batch op on something that is not a Dataset.
         Valid(_TF + "loader = make_loader()\nloader.batch(100)\nmodel.fit(loader)\n"),
+        # Only evaluated: the size is not training's.
+        Valid(
+            _MIXED + "BATCH_SIZE = 100\n\ndef get_dataset(files, batch_size):\n"
+            "    return tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8).batch(batch_size)\n\n"
+            "model.evaluate(get_dataset(test_files, BATCH_SIZE))\n"
+        ),
         # A pipeline nobody trains on.
         Valid(_TF + "ds = tf.data.Dataset.range(100).batch(100)\n"),
     )
@@ -120,6 +131,14 @@ training or GPUs without tensor cores the finding is noise. A batch size kept in
             fixed=_TF + "def make(files):\n    ds = tf.data.TFRecordDataset(files)\n    return ds.padded_batch(92)\n\n"
             "for batch in make(['a.tfrecord']):\n    train_step(batch)\n",
             unsafe=True,
+        ),
+        # The size a helper's callers pass, on the pipeline the model fits; its validation twin is not trained on.
+        Invalid(
+            _MIXED + "BATCH_SIZE = 100\n\ndef get_dataset(files, batch_size, training):\n"
+            "    ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8)\n"
+            "    if training:\n        ds = ds.shuffle(10_000).repeat()\n"
+            "    return ds.batch(batch_size, drop_remainder=training).prefetch(1)\n\n"
+            "model.fit(get_dataset(train_files, BATCH_SIZE, True), validation_data=get_dataset(val_files, BATCH_SIZE, False))\n",
         ),
         Invalid(
             _TF + "ds = tf.data.Dataset.range(1000)\nif shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(batch_size=90)\n"
