@@ -29,6 +29,8 @@ class DeprecatedTfDataApi(Rule):
     name = "deprecated-tf-data-api"
     summary = "`tf.data.experimental` APIs that moved into `tf.data` (`AUTOTUNE`, `map_and_batch`, `parallel_interleave`, ...)"
     fix_availability = "sometimes"
+    default_enabled = False  # upgrade advice, not performance: opt-in, as ruff keeps pyupgrade out of its defaults
+    opt_in_group = "TFP4"
     options = (target_version_option(
         "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (unknown: reported without a fix, the message names the version)."
     ),)

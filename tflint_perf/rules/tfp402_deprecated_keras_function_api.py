@@ -30,6 +30,8 @@ class DeprecatedKerasFunctionApi(Rule):
     name = "deprecated-keras-function-api"
     summary = "`tf.py_func`, `experimental_relax_shapes`, `mixed_precision.experimental`, `fit_generator` and kin"
     fix_availability = "sometimes"
+    default_enabled = False  # upgrade advice, not performance: opt-in, as ruff keeps pyupgrade out of its defaults
+    opt_in_group = "TFP4"
     options = (target_version_option(
         "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (from 2.16, Keras 3, `*_generator` keywords such as `workers` withhold it)."
     ),)
