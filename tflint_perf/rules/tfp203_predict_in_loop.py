@@ -13,12 +13,12 @@ from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.rows import FEW, ONE, Rows
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
-_EXPAND = frozenset({"np.expand_dims", "numpy.expand_dims", "tf.expand_dims"})
 
 
 class PredictInLoop(Rule):
@@ -151,6 +151,7 @@ too, although `predict`'s setup is then a small share of each call.
             return
         loops: Optional[StepLoops] = None
         models: Optional[KerasModels] = None
+        rows: Optional[Rows] = None
         for site in model.calls:
             func = site.node.func
             if not isinstance(func, cst.Attribute) or func.attr.value != "predict":
@@ -164,15 +165,21 @@ too, although `predict`'s setup is then a small share of each call.
             where = self._where(loops, site, x.value)
             if where is None:
                 continue
+            # Only one sample or a small batch wastes predict's setup; a large input (a shard of 200k
+            # rows, a pipeline) is what predict batches well, and an input of unknown size stays silent.
+            rows = rows or Rows(model)
+            size = rows.of(x.value, site)
+            if size not in (ONE, FEW):
+                continue
             models = models or KerasModels(model)
             if not models.is_model_site(func.value, site):
                 continue
+            what = "on one sample" if size == ONE else "on one sample or a small batch"
             message = (
-                f"`{dotted_text(func) or 'predict'}` {where} sets up a whole prediction loop for every call; "
-                "for one sample or one batch call the model directly (`model(x, training=False)`) or use "
-                "`predict_on_batch(x)`"
+                f"`{dotted_text(func) or 'predict'}` {what} {where} sets up a whole prediction loop for every call; "
+                "call the model directly (`model(x, training=False)`) or use `predict_on_batch(x)`"
             )
-            yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value))
+            yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value, size))
 
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
@@ -192,7 +199,7 @@ too, although `predict`'s setup is then a small share of each call.
             return "in a function called from a loop"
         return None
 
-    def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression) -> Optional[FixPlan]:
+    def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression, size: str) -> Optional[FixPlan]:
         call = site.node
         others = [arg for arg in call.args if arg.value is not x]
         if any(arg.keyword is None or arg.keyword.value != "verbose" for arg in others):
@@ -201,7 +208,7 @@ too, although `predict`'s setup is then a small share of each call.
         receiver, x_text = code(call.func.value), code(x)  # type: ignore[union-attr]
         if "\n" in receiver or "\n" in x_text:
             return None
-        if _one_row(context, x):
+        if size == ONE:
             text = f"{receiver}.predict_on_batch({x_text})"
             return FixPlan(SAFE, "Use `predict_on_batch`", (NodeEdit(call, "replace", text),))
         parent = _array_conversion(context, site)
@@ -209,27 +216,6 @@ too, although `predict`'s setup is then a small share of each call.
             text = f"{receiver}({x_text}, training=False)"
             return FixPlan(SAFE, "Call the model directly", (NodeEdit(call, "replace", text),))
         return None
-
-
-def _one_row(context: RuleContext, x: cst.BaseExpression) -> bool:
-    # `[x]` is not taken for one row: to a multi-input model it is the list of inputs.
-    if isinstance(x, cst.Subscript):
-        first = x.slice[0].slice if x.slice else None
-        if isinstance(first, cst.Index):
-            value = first.value
-            return (isinstance(value, cst.Name) and value.value == "None") or (dotted_text(value) or "").endswith(".newaxis")
-        return False
-    if isinstance(x, cst.Call):
-        name = context.model.call_name(x) or dotted_text(x.func) or ""
-        if name in _EXPAND:
-            axis = argument(x, "axis", 1)
-            return axis is not None and int_literal(axis.value) == 0
-        if isinstance(x.func, cst.Attribute) and x.func.attr.value == "reshape" and x.args:
-            first = x.args[0].value
-            if isinstance(first, (cst.Tuple, cst.List)) and first.elements:
-                first = first.elements[0].value
-            return int_literal(first) == 1
-    return False
 
 
 def _array_conversion(context: RuleContext, site: CallSite) -> Optional[cst.Call]:
