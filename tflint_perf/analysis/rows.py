@@ -5,22 +5,28 @@ sample; whether a call is worth a finding depends on which. Decided from how the
 and where the names it reads are bound, never from how they are spelled:
 
 - ``ONE``: provably one row with its batch dimension: ``x[None]``, ``x[np.newaxis]``,
-  ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``x[i:i + 1]``, ``np.array([x])``,
-  ``pad_sequences([tokens], ...)`` (``predict_on_batch`` returns exactly what ``predict`` does).
+  ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``tf.reshape(x, [1, -1])``, ``x[i:i + 1]``,
+  ``np.zeros((1, n))``, ``np.array([x])``, a layer or tokenizer called on a list of one
+  (``vectorize([sentence])``), ``tf.concat([one, more], axis=1)`` (a longer row), a tuple of such
+  inputs (``(inputs, state)``: inputs share their batch dimension). ``predict_on_batch`` returns
+  exactly what ``predict`` does on these.
 - ``FEW``: one sample or a small batch: a slice of at most ``SMALL_BATCH`` rows (``x[i:i + 32]``,
-  ``x[i * 20:(i + 1) * 20]``), one item of an array (``x[i]``), one element of what a loop iterates
-  (``for obs in observations``, ``for batch in dataset``).
-- ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``), a
-  shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
+  ``x[i * 20:(i + 1) * 20]``), ``np.random.normal(size=(20, latent_dim))``, one item of an array
+  (``x[i]``), one element of what a loop iterates (``for obs in observations``, ``for images,
+  labels in dataset``: a batch), a Keras model applied to one of those.
+- ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
+  a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
 - ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
 
-A name is followed to the bindings that reach the use (and, in a loop, those later in its body):
-all of them must agree.
+A name is followed to every binding it has in its scope (in a loop, a binding later in the body
+reaches the next iteration); all of them must agree, except that ``x[k] = v``, ``x += v`` and a
+rebinding from the name itself along a non-batch axis (``x = tf.concat([x, token], axis=1)``)
+keep its rows.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import FrozenSet, Optional, Tuple
 
 import libcst as cst
 
@@ -32,21 +38,36 @@ ONE = "one"
 FEW = "few"
 MANY = "many"
 UNKNOWN = "unknown"
+_SAME = "same"  # a rebinding that keeps the rows the name already has
 
 SMALL_BATCH = 1024  # rows: beyond this, predict's per-call setup is a small share of the call
-_EXPAND = frozenset({"numpy.expand_dims", "tf.expand_dims"})
-_ONE_ROW_OF_LIST = frozenset({"numpy.array", "numpy.asarray", "tf.constant", "tf.convert_to_tensor",
-                              "keras.preprocessing.sequence.pad_sequences", "keras.utils.pad_sequences"})
+_EXPAND = frozenset({"numpy.expand_dims", "tf.expand_dims", "keras.ops.expand_dims"})
+_RESHAPE = frozenset({"tf.reshape", "numpy.reshape", "keras.ops.reshape"})
+_CONCAT = frozenset({"tf.concat", "numpy.concatenate", "keras.ops.concatenate"})
+_SHAPED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tf.zeros", "tf.ones",
+                     "numpy.random.rand", "numpy.random.randn", "numpy.random.normal", "numpy.random.uniform",
+                     "numpy.random.random", "tf.random.normal", "tf.random.uniform"})
 _SHARDS = frozenset({"numpy.array_split", "numpy.split"})
+# Functions that return what a one-element list holds, not a batch of one.
+_NOT_BATCHING = _CONCAT | frozenset({"numpy.stack", "tf.stack", "numpy.hstack", "numpy.vstack", "len", "list",
+                                     "tuple", "sum", "max", "min", "sorted", "zip", "enumerate"})
 _ORDER = {ONE: 0, FEW: 1, MANY: 2}
-_MAX_DEPTH = 3
+_MAX_DEPTH = 4
 
 
-def _join(first: str, second: str) -> str:
-    """Bindings that disagree: the larger size wins only when both are known."""
+def _join(first: Optional[str], second: str) -> Optional[str]:
+    """Bindings that disagree: the larger size, when both are known."""
+    if second == _SAME:
+        return first
+    if first is None:
+        return second
     if UNKNOWN in (first, second):
         return UNKNOWN
     return first if _ORDER[first] >= _ORDER[second] else second
+
+
+def _count(rows: int) -> str:
+    return ONE if rows == 1 else FEW if rows <= SMALL_BATCH else MANY
 
 
 class Rows:
@@ -57,7 +78,8 @@ class Rows:
         """ONE, FEW, MANY or UNKNOWN for ``expr``, an argument of ``site``."""
         if self._is_pipeline_input(site, expr):
             return MANY
-        return self._rows(expr, site.function, site.place, site.lambdas, 0)
+        found = self._rows(expr, site.function, site.place, site.lambdas, 0, frozenset())
+        return UNKNOWN if found == _SAME else found
 
     def _is_pipeline_input(self, site: CallSite, expr: cst.BaseExpression) -> bool:
         """A tf.data pipeline the call consumes (``model.predict(ds)``): batched by the pipeline."""
@@ -65,18 +87,23 @@ class Rows:
         return any(c.node is site.node or c.node is expr for c in consumptions)
 
     def _rows(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
-              lambdas: Tuple[cst.Lambda, ...], depth: int) -> str:
+              lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> str:
         if depth > _MAX_DEPTH:
             return UNKNOWN
-        if isinstance(expr, cst.Subscript):
-            return self._subscript(expr, scope, place, depth)
-        if isinstance(expr, cst.Call):
-            return self._call(expr, scope, place)
+        again = lambda e: self._rows(e, scope, place, lambdas, depth + 1, resolving)  # noqa: E731
         if isinstance(expr, cst.Name):
-            return self._name(expr, scope, place, lambdas, depth)
+            if expr.value in resolving:
+                return _SAME
+            return self._name(expr, scope, place, lambdas, depth, resolving)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, scope, again)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, scope, place, lambdas, again)
+        if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
+            return again(expr.elements[0].value)  # several inputs of one model: they share the batch dimension
         return UNKNOWN
 
-    def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], place: Place, depth: int) -> str:
+    def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], again) -> str:
         if not expr.slice:
             return UNKNOWN
         first = expr.slice[0].slice
@@ -88,10 +115,10 @@ class Rows:
                 return MANY  # np.array_split(x, n)[k]: one shard of many rows
             return FEW  # one item of an array or a list: one sample
         if isinstance(first, cst.Slice):
+            if first.lower is None and first.upper is None and first.step is None:
+                return again(expr.value)  # `x[:, i:i + 1]`: every row of x
             span = self._span(first, scope)
-            if span is None:
-                return UNKNOWN
-            return ONE if span == 1 else FEW if span <= SMALL_BATCH else MANY
+            return UNKNOWN if span is None else _count(span)
         return UNKNOWN
 
     def _span(self, piece: cst.Slice, scope: Optional[FunctionInfo]) -> Optional[int]:
@@ -124,28 +151,59 @@ class Rows:
             return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
         return None
 
-    def _call(self, call: cst.Call, scope: Optional[FunctionInfo], place: Place) -> str:
+    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
+        """The first dimension of a shape written as a tuple or a list."""
+        if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+            return self._integer(shape.elements[0].value, scope)
+        return None
+
+    def _call(self, call: cst.Call, scope: Optional[FunctionInfo], place: Place,
+              lambdas: Tuple[cst.Lambda, ...], again) -> str:
         name = self.model.call_name(call) or ""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         if name in _EXPAND:
             axis = argument(call, "axis", 1)
             return ONE if axis is not None and int_literal(axis.value) == 0 else UNKNOWN
-        if name in _ONE_ROW_OF_LIST or name.endswith(".pad_sequences"):
-            first = argument(call, "x", 0) if not name.startswith("numpy") else argument(call, "object", 0)
-            first = first or (call.args[0] if call.args else None)
-            if first is not None and isinstance(first.value, cst.List) and len(first.value.elements) == 1:
-                return ONE
+        if name in _RESHAPE or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "reshape" and not name):
+            shape = argument(call, "shape", 1) if name in _RESHAPE else (call.args[0] if call.args else None)
+            value = shape.value if shape is not None else None
+            rows = int_literal(value) if value is not None and not isinstance(value, (cst.Tuple, cst.List)) \
+                else self._leading(value, scope)
+            return ONE if rows == 1 else UNKNOWN
+        if name in _CONCAT:
+            axis = argument(call, "axis", 1)
+            pieces = positional[0] if positional else None
+            if axis is not None and (int_literal(axis.value) or 0) >= 1 and isinstance(pieces, (cst.List, cst.Tuple)) \
+                    and pieces.elements:
+                return again(pieces.elements[0].value)  # joined along a row: the rows of the first piece
             return UNKNOWN
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "reshape" and call.args:
-            shape = call.args[0].value
-            if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
-                shape = shape.elements[0].value
-            return ONE if int_literal(shape) == 1 else UNKNOWN
+        if name in _SHAPED:
+            shape = argument(call, "size", 2) if name.startswith("numpy.random.") and name not in (
+                "numpy.random.rand", "numpy.random.randn") else argument(call, "shape", 0)
+            if name in ("numpy.random.rand", "numpy.random.randn"):
+                rows = self._integer(positional[0], scope) if positional else None
+            else:
+                rows = self._leading(shape.value, scope) if shape is not None else None
+            return UNKNOWN if rows is None else _count(rows)
+        if name == "numpy.repeat":
+            count, axis = argument(call, "repeats", 1), argument(call, "axis", 2)
+            times = self._integer(count.value, scope) if count is not None else None
+            if times is not None and axis is not None and int_literal(axis.value) == 0 and positional:
+                base = again(positional[0])
+                return _count(times) if base == ONE else MANY if base == MANY else UNKNOWN
+            return UNKNOWN
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shard":
             return MANY
+        if len(positional) == 1 and isinstance(positional[0], cst.List) and len(positional[0].elements) == 1 \
+                and name not in _NOT_BATCHING and not (isinstance(call.func, cst.Name) and call.func.value in _NOT_BATCHING):
+            return ONE  # `np.array([x])`, `tokenizer([sentence])`, `pad_sequences([tokens])`: a batch of one
+        if len(positional) == 1 and self.model.keras_models.is_model(call.func, scope, place):  # type: ignore[attr-defined]
+            rows = again(positional[0])  # a model (a preprocessing Sequential) keeps the rows it is given
+            return rows if rows in (ONE, FEW) else UNKNOWN
         return UNKNOWN
 
     def _name(self, expr: cst.Name, scope: Optional[FunctionInfo], place: Place,
-              lambdas: Tuple[cst.Lambda, ...], depth: int) -> str:
+              lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> str:
         reaching = self.model.reaching(expr.value, scope, place, lambdas)
         if not reaching:
             return UNKNOWN
@@ -155,17 +213,29 @@ class Rows:
         bindings = list(every) if found_scope is scope else list(reaching)
         size: Optional[str] = None
         for binding in bindings:
-            one = self._binding(binding, depth)
-            size = one if size is None else _join(size, one)
+            size = _join(size, self._binding(binding, depth, resolving | {expr.value}))
             if size == UNKNOWN:
                 return UNKNOWN
-        return size or UNKNOWN
+        return size or _SAME
 
-    def _binding(self, binding: Binding, depth: int) -> str:
+    def _binding(self, binding: Binding, depth: int, resolving: FrozenSet[str]) -> str:
+        if binding.kind in ("item", "augassign"):
+            return _SAME  # `x[0, t] = 1.`, `x += 1`: the same rows
         if binding.kind == "assign" and binding.value is not None:
-            return self._rows(binding.value, binding.scope, binding.place, (), depth + 1)
-        if binding.kind == "for" and not binding.path and binding.value is not None \
-                and not (isinstance(binding.value, cst.Call) and isinstance(binding.value.func, cst.Name)
-                         and binding.value.func.value in ("range", "enumerate", "zip")):
-            return FEW  # one element of what the loop iterates: a sample, or one batch of a pipeline
+            return self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+        if binding.kind in ("for", "unpack") and binding.value is not None:
+            return self._element(binding)
         return UNKNOWN
+
+    def _element(self, binding: Binding) -> str:
+        """What a loop binds: one element of what it iterates (a sample, or one batch of a pipeline
+        or generator); not the index of ``range`` or ``enumerate``."""
+        if binding.kind != "for":
+            return UNKNOWN
+        iterated = binding.value
+        if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name):
+            if iterated.func.value == "range":
+                return UNKNOWN
+            if iterated.func.value == "enumerate":
+                return FEW if binding.path[:1] == (1,) else UNKNOWN
+        return FEW
