@@ -18,8 +18,8 @@ and where the names it reads are bound, never from how they are spelled:
   a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
 - ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
 
-A name is followed to every binding it has in its scope (in a loop, a binding later in the body
-reaches the next iteration); all of them must agree, except that ``x[k] = v``, ``x += v`` and a
+A name is followed to the bindings that reach the use (and, in a loop around the call, those later
+in its body, which reach the next iteration); all of them must agree, except that ``x[k] = v``, ``x += v`` and a
 rebinding from the name itself along a non-batch axis (``x = tf.concat([x, token], axis=1)``)
 keep its rows.
 """
@@ -73,11 +73,13 @@ def _count(rows: int) -> str:
 class Rows:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
+        self._loop_bodies: list = []  # the bodies of the loops around the call being sized
 
     def of(self, expr: cst.BaseExpression, site: CallSite) -> str:
         """ONE, FEW, MANY or UNKNOWN for ``expr``, an argument of ``site``."""
         if self._is_pipeline_input(site, expr):
             return MANY
+        self._loop_bodies = [loop.body for loop in site.loops]
         found = self._rows(expr, site.function, site.place, site.lambdas, 0, frozenset())
         return UNKNOWN if found == _SAME else found
 
@@ -208,9 +210,11 @@ class Rows:
         if not reaching:
             return UNKNOWN
         found_scope, every = self.model.scope_bindings(expr.value, scope)
-        # In a loop, a binding later in the body reaches the next iteration: take every binding of
-        # the name in its own scope (the same answer whenever they all agree).
-        bindings = list(every) if found_scope is scope else list(reaching)
+        bindings = list(reaching)
+        if found_scope is scope:
+            # In a loop around the call, a binding later in the body reaches the next iteration.
+            bindings += [b for b in every if b.place.order > place.order and any(
+                body in b.place.blocks and body in place.blocks for body in self._loop_bodies)]
         size: Optional[str] = None
         for binding in bindings:
             size = _join(size, self._binding(binding, depth, resolving | {expr.value}))
