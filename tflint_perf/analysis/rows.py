@@ -13,7 +13,8 @@ and where the names it reads are bound, never from how they are spelled:
 - ``FEW``: one sample or a small batch: a slice of at most ``SMALL_BATCH`` rows (``x[i:i + 32]``,
   ``x[i * 20:(i + 1) * 20]``), ``np.random.normal(size=(20, latent_dim))``, one item of an array
   (``x[i]``), one element of what a loop iterates (``for obs in observations``, ``for images,
-  labels in dataset``: a batch), a Keras model applied to one of those.
+  labels in dataset``: a batch), ``next(batches)``, a Keras model or layer, a cast or an application's
+  ``preprocess_input`` applied to one of those.
 - ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
   a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
 - ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
@@ -51,6 +52,9 @@ _SHARDS = frozenset({"numpy.array_split", "numpy.split"})
 # Functions that return what a one-element list holds, not a batch of one.
 _NOT_BATCHING = _CONCAT | frozenset({"numpy.stack", "tf.stack", "numpy.hstack", "numpy.vstack", "len", "list",
                                      "tuple", "sum", "max", "min", "sorted", "zip", "enumerate"})
+_ROW_WISE = frozenset({"tf.cast", "tf.image.resize", "tf.image.convert_image_dtype", "numpy.asarray", "numpy.float32",
+                       "keras.ops.cast", "keras.ops.convert_to_tensor", "tf.convert_to_tensor"})
+_LAYER_ROOTS = ("keras.layers.", "keras_hub.layers.", "keras_nlp.layers.", "keras_cv.layers.")
 _ORDER = {ONE: 0, FEW: 1, MANY: 2}
 _MAX_DEPTH = 4
 
@@ -199,10 +203,36 @@ class Rows:
         if len(positional) == 1 and isinstance(positional[0], cst.List) and len(positional[0].elements) == 1 \
                 and name not in _NOT_BATCHING and not (isinstance(call.func, cst.Name) and call.func.value in _NOT_BATCHING):
             return ONE  # `np.array([x])`, `tokenizer([sentence])`, `pad_sequences([tokens])`: a batch of one
-        if len(positional) == 1 and self.model.keras_models.is_model(call.func, scope, place):  # type: ignore[attr-defined]
-            rows = again(positional[0])  # a model (a preprocessing Sequential) keeps the rows it is given
+        if isinstance(call.func, cst.Name) and call.func.value == "next" and len(positional) == 1 \
+                and self.model.lookup_function("next", scope) is None:
+            return FEW  # one element of an iterator: a sample, or the next batch of a generator
+        if positional and self._keeps_rows(call, name, scope, place):
+            rows = again(positional[0])
             return rows if rows in (ONE, FEW) else UNKNOWN
         return UNKNOWN
+
+    def _keeps_rows(self, call: cst.Call, name: str, scope: Optional[FunctionInfo], place: Place) -> bool:
+        """A call that transforms each row of its first argument: a Keras model or layer applied to
+        a batch (a preprocessing ``Sequential``, an ``ImageConverter``), an application's
+        ``preprocess_input``, a cast or a resize."""
+        if name in _ROW_WISE or name.endswith(".preprocess_input"):
+            return True
+        if self.model.keras_models.is_model(call.func, scope, place):  # type: ignore[attr-defined]
+            return True
+        if isinstance(call.func, cst.Name):
+            bindings = self.model.reaching(call.func.value, scope, place) or []
+            return bool(bindings) and all(
+                b.kind == "assign" and isinstance(b.value, cst.Call)
+                and (self.model.call_name(b.value) or self._untracked(b.value.func)).startswith(_LAYER_ROOTS)
+                for b in bindings)
+
+    def _untracked(self, func: cst.BaseExpression) -> str:
+        """``keras_hub.layers.X`` as written, when ``keras_hub`` (not among the roots the import table
+        resolves) is imported under its own name."""
+        text = dotted_text(func) or ""
+        root = text.split(".", 1)[0]
+        return text if root in ("keras_hub", "keras_nlp", "keras_cv") and self.model.imports.is_bound(root) else ""
+        return False
 
     def _name(self, expr: cst.Name, scope: Optional[FunctionInfo], place: Place,
               lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> str:
@@ -227,8 +257,12 @@ class Rows:
             return _SAME  # `x[0, t] = 1.`, `x += 1`: the same rows
         if binding.kind == "assign" and binding.value is not None:
             return self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
-        if binding.kind in ("for", "unpack") and binding.value is not None:
+        if binding.kind == "for" and binding.value is not None:
             return self._element(binding)
+        if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:
+            # `x, y = next(batches)`: the parts of one batch share its rows
+            found = self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+            return found if found == FEW else UNKNOWN
         return UNKNOWN
 
     def _element(self, binding: Binding) -> str:

@@ -155,6 +155,17 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             _KERAS + "batch_size = 20\nfor step in range(10000):\n"
             "    latent = np.random.normal(size=(batch_size, 100))\n    fake = model.predict(latent)\n"
         ),
+        # Feature extraction, one call per batch of a dataset (preprocessed row by row first).
+        Invalid(
+            "import numpy as np\nfrom tensorflow import keras\n\nconv_base = keras.applications.VGG16(include_top=False)\n"
+            "for images, labels in dataset:\n    x = keras.applications.vgg16.preprocess_input(images)\n"
+            "    features.append(conv_base.predict(x, verbose=0))\n"
+        ),
+        # The next batch of a validation generator, every epoch.
+        Invalid(
+            _KERAS + "for step in range(validation_steps):\n    x_batch, y_batch = next(validation_generator)\n"
+            "    y_pred.extend(model.predict(x_batch))\n"
+        ),
         # A sequence grown one note at a time along its second axis: still one row.
         Invalid(
             "import numpy as np\nimport tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"
