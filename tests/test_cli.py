@@ -334,3 +334,21 @@ def test_rules_off_by_default_need_explicit_selection(monkeypatch):
     assert "TFP102" in Settings(select=["sequential-map"]).selected_codes()
     assert "TFP102" in Settings(extend_select=["TFP102"]).selected_codes()
     assert "TFP102" not in Settings(extend_select=["TFP102"], ignore=["TFP1"]).selected_codes()
+
+
+def test_a_prefix_that_selects_opt_in_rules_alone_turns_them_on():
+    """TFP401/TFP402 are upgrade advice, off by default: ``TFP4`` (only opt-in rules) turns them on,
+    as ruff's ``UP`` turns pyupgrade on; ``TFP`` and ``ALL``, which mean "the performance rules", do not."""
+    from tflint_perf.checking.config import Settings
+
+    deprecations = {"TFP401", "TFP402"}
+    assert not deprecations & Settings().selected_codes()
+    assert not deprecations & Settings(select=["TFP"]).selected_codes()
+    assert not deprecations & Settings(select=["ALL"]).selected_codes()
+    assert deprecations <= Settings(extend_select=["TFP4"]).selected_codes()
+    assert deprecations <= Settings(select=["TFP40"]).selected_codes()
+    assert Settings(extend_select=["TFP401"]).selected_codes() & deprecations == {"TFP401"}
+    assert Settings(extend_select=["deprecated-keras-function-api"]).selected_codes() & deprecations == {"TFP402"}
+    assert Settings(extend_select=["TFP4"], ignore=["TFP402"]).selected_codes() & deprecations == {"TFP401"}
+    # The default set is untouched by the opt-in group.
+    assert Settings(extend_select=["TFP4"]).selected_codes() - deprecations == Settings().selected_codes()

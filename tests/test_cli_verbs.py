@@ -406,3 +406,26 @@ def test_add_noqa_after_a_backslash_continuation(tmp_path):
     assert run_cli("check", "--add-noqa", "--select", "TFP102", "m.py", cwd=tmp_path).returncode == 0
     assert (tmp_path / "m.py").read_text() == source.replace(".batch(2)\n", ".batch(2)  # noqa: TFP102\n")
     assert run_cli("check", "--select", "TFP102", "m.py", cwd=tmp_path).returncode == 0
+
+
+def test_show_settings_says_which_rules_are_on_by_default_and_which_opt_in_rules_are_selected(project):
+    def lines(*args: str):
+        result = run_cli("check", "--isolated", "--show-settings", *args, "bad.py", cwd=project)
+        assert result.returncode == 0, result.stderr
+        return {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in result.stdout.splitlines() if ": " in line}
+
+    default = lines()
+    on = default["rules on by default"].split(", ")
+    assert "TFP101" in on and "TFP401" not in on and "TFP402" not in on and "TFP209" not in on
+    assert default["rules off by default (opt-in)"] == "TFP209 (off), TFP401 (off), TFP402 (off)"
+    assert "TFP401" not in default["selected rules"].split(", ")
+    # The deprecation group, opted into as ruff users opt into pyupgrade.
+    chosen = lines("--extend-select", "TFP4")
+    assert chosen["rules off by default (opt-in)"] == "TFP209 (off), TFP401 (selected), TFP402 (selected)"
+    assert {"TFP401", "TFP402", "TFP101"} <= set(chosen["selected rules"].split(", "))
+
+
+def test_rule_explains_that_an_opt_in_rule_is_off_by_default():
+    out = run_cli("rule", "TFP401").stdout
+    assert 'Off by default (opt-in): turn it on with `extend-select = ["TFP4"]` or `extend-select = ["TFP401"]`' in out
+    assert "Off by default" not in run_cli("rule", "TFP101").stdout

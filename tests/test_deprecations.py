@@ -1,12 +1,13 @@
-"""TFP401/TFP402 through the real command line: the TensorFlow version a project declares decides
-whether a deprecated spelling is reported and whether its fix is offered; TFP209 needs naming."""
+"""TFP401/TFP402 through the real command line: opt-in (off by default); when selected, the TensorFlow
+version a project declares decides whether a deprecated spelling is reported (it warns or breaks
+there) and whether its fix is offered; TFP209 needs naming."""
 
 from __future__ import annotations
 
 import json
 
 from tests.conftest import run_cli
-from tflint_perf.analysis.deprecations import TABLE, applies, replacement_available, respell
+from tflint_perf.analysis.deprecations import TABLE, effect, replacement_available, respell
 
 SCRIPT = (
     "import tensorflow as tf\n"
@@ -36,7 +37,7 @@ def test_declared_new_tensorflow_gets_the_fixes(tmp_path):
         "import tensorflow as tf\n"
         "ds = tf.data.TFRecordDataset(files)\n"
         "ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE).batch(32)\n"
-        "ds = ds.prefetch(tf.data.AUTOTUNE)\n"
+        "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n"  # an alias no release warns about: left alone
         "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
         "model.fit(gen, epochs=3)\n"
     )
@@ -54,9 +55,40 @@ def test_unknown_version_reports_without_fix(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     result = run_cli("check", "--select", "TFP4", "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
     findings = json.loads(result.stdout)
-    assert sorted(f["code"] for f in findings) == ["TFP401", "TFP401", "TFP402"]
+    assert sorted(f["code"] for f in findings) == ["TFP401", "TFP402"]
     assert all(f["fix"] is None for f in findings)
     assert all("set `target-version` for a fix" in f["message"] for f in findings)
+    assert all("the target TensorFlow is unknown" in f["message"] for f in findings)
+    assert any("warns from TensorFlow 2.1 and is removed in 2.16" in f["message"] for f in findings)
+
+
+def test_the_default_rule_set_has_no_deprecation_advice(tmp_path):
+    _project(tmp_path, "tensorflow>=2.15")
+    for selection in ([], ["--select", "TFP"], ["--select", "ALL"]):
+        result = run_cli("check", *selection, "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
+        assert not [c for c in _codes(result) if c.startswith("TFP4")], selection
+    result = run_cli("check", "--extend-select", "TFP4", "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
+    assert _codes(result) == ["TFP401", "TFP402"]
+
+
+def test_what_is_reported_follows_the_target(tmp_path):
+    """Keyed to the target: a spelling that breaks there, one that warns there, nothing where it is silent."""
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "model.fit_generator(gen, epochs=3)\n"
+        "y = tf.py_func(f, [x], tf.float32)\n", encoding="utf-8")
+
+    def messages(version):
+        result = run_cli("check", "--isolated", "--extend-select", "TFP4", "--target-version", version, "--no-cache",
+                         "--output-format", "json", "train.py", cwd=tmp_path)
+        return {f["location"]["row"]: f["message"] for f in json.loads(result.stdout) if f["code"] == "TFP402"}
+
+    assert messages("1.15") == {}  # TensorFlow 1: no TensorFlow 2 advice
+    on_2_0 = messages("2.0")
+    assert set(on_2_0) == {4} and "removed in TensorFlow 2.0: it breaks on 2.0, the target" in on_2_0[4]
+    assert "TensorFlow 2.15, the target, logs a deprecation warning" in messages("2.15")[3]
+    assert "removed in TensorFlow 2.16: it breaks on 2.16, the target" in messages("2.16")[3]
 
 
 def test_off_by_default_rule_needs_its_own_name(tmp_path):
@@ -76,8 +108,33 @@ def test_off_by_default_rule_needs_its_own_name(tmp_path):
 def test_table_entries_are_consistent():
     for entry in TABLE:
         assert entry.rule in ("TFP401", "TFP402") and entry.since >= (1, 14)
-        assert applies(entry.since, entry, tf1=False) and not applies((1, 13), entry, tf1=False)
+        never = entry.old == "tf.data.experimental.AUTOTUNE"  # a constant: silent on every release
+        newest = (2, 21)
+        assert (effect(newest, entry, tf1=False, tf1_only=False) is None) == never, entry.old
+        assert effect((1, 13), entry, tf1=False, tf1_only=False) is None
+        assert effect((1, 15), entry, tf1=False, tf1_only=False) is None  # no TensorFlow 2 advice for 1.x
+        if entry.removed_in is None and not never:
+            assert effect(max(entry.warns, (2, 0)), entry, tf1=False, tf1_only=False) is not None
+        assert entry.warns is None or entry.warns >= entry.since  # nothing warns before its replacement exists
         assert replacement_available(entry.since, entry) and not replacement_available(None, entry)
         if entry.form in ("constant", "function") and entry.old_tail and not entry.special == "report":
             written = "tf." + entry.old.split(".", 1)[1] if entry.old.startswith("tf.") else "tf." + entry.old
             assert respell(written, entry) is not None, entry.old
+
+
+def test_a_deprecated_api_that_is_also_slow_is_reported_by_the_performance_rule_by_default(tmp_path):
+    """`tf.py_func` in a training pipeline's map: TFP201 (on by default) reports the Python callback;
+    the deprecation itself (TFP402) only for those who opt in."""
+    (tmp_path / "train.py").write_text(
+        "import tensorflow.compat.v1 as tf\n"
+        "def parse(path):\n"
+        "    image = tf.py_func(load_image, [path], tf.float32)\n"
+        "    return image\n"
+        "ds = tf.data.Dataset.from_tensor_slices(paths).shuffle(1000).map(parse, num_parallel_calls=8)\n"
+        "ds = ds.batch(32).prefetch(1)\n"
+        "model.fit(ds, epochs=10)\n", encoding="utf-8")
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.4\n", encoding="utf-8")
+    default = run_cli("check", "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
+    assert [(f["code"], f["location"]["row"]) for f in json.loads(default.stdout)] == [("TFP201", 3)]
+    opted = run_cli("check", "--extend-select", "TFP4", "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
+    assert sorted((f["code"], f["location"]["row"]) for f in json.loads(opted.stdout)) == [("TFP201", 3), ("TFP402", 3)]

@@ -177,6 +177,38 @@ def test_select_extend_ignore_and_per_file_ignores(plugin_path, tmp_path):
                                                                                           ("b.py", "TFP102")}
 
 
+# A TF2 script using a deprecated spelling that warns there (py_func through compat.v1) beside a
+# performance problem: the deprecation rules are opt-in, the performance rule is not.
+DEPRECATED = textwrap.dedent(
+    """\
+    import tensorflow as tf
+    ds = tf.data.Dataset.range(8).map(lambda x: tf.strings.as_string(x)).batch(2)
+    y = tf.compat.v1.py_func(abs, [1.0], tf.float32)
+    model.fit(ds)
+    """
+)
+
+
+def test_opt_in_rules_need_a_selector_that_names_them(plugin_path, tmp_path):
+    write(tmp_path, "train.py", DEPRECATED)
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.4\n")
+
+    def codes(*args: str) -> Set[str]:
+        return {code for _, _, _, code, _ in flake8_findings(flake8(plugin_path, *args, "train.py", cwd=tmp_path))}
+
+    # `--select TFP` is the plugin's codes, and the plugin's default rule set: no deprecation advice.
+    assert codes("--select", "TFP") == {"TFP101", "TFP102"}
+    assert codes() >= {"TFP101", "TFP102"} and "TFP402" not in codes()
+    # flake8's own selectors naming the opt-in rules on purpose: the group prefix, or the code.
+    assert codes("--select", "TFP,TFP4") == {"TFP101", "TFP102", "TFP402"}
+    assert codes("--select", "TFP402") == {"TFP402"}
+    assert codes("--select", "TFP", "--extend-select", "TFP40") == {"TFP101", "TFP102", "TFP402"}
+    # Or tflint-perf's own configuration, as for the command line.
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-perf]\nextend-select = ["TFP4"]\n')
+    assert codes("--select", "TFP") == {"TFP101", "TFP102", "TFP402"}
+    assert codes("--select", "TFP") == {c for _, _, _, c, _ in cli_findings("train.py", cwd=tmp_path)}
+
+
 # -- configuration -----------------------------------------------------------------------------------
 def test_pyproject_settings_apply_as_for_the_cli(plugin_path, tmp_path):
     write(tmp_path, "pyproject.toml", '[tool.tflint-perf]\nignore = ["TFP102"]\n')

@@ -2,14 +2,18 @@
 
     python benchmarks/realcode/score.py [--trees .realcode/trees] [--heldout-only | --dev-only]
                                         [--repos a+b,c+d] [--rules TFP101,TFP102] [--json]
-                                        [--sample-unlabelled N --seed S]
+                                        [--sample-unlabelled N --seed S] [--default-rules]
 
 It runs this checkout's linter (every rule, no cache, no configuration) over each tree of the manifest,
+each file keyed to the TensorFlow its tree declares (the version inferred from its dependency files, as
+for a user: the opt-in deprecation rules TFP401/TFP402 report what warns or breaks on that target),
 matches the reports to `labels/*.csv` (same tree, path, cell and code; the line within the label's range,
 give or take one), and prints per rule: reports, labelled reports, true and false positives, false
 negatives (should-flag labels nothing reported), precision over the labelled reports, recall over the
 should-flag labels; then every disagreement with its reason. `--sample-unlabelled` prints a random
-sample of reports no label covers yet, per rule: what to label next.
+sample of reports no label covers yet, per rule: what to label next. `--default-rules` runs the rule
+set a new user gets instead (no selection: the opt-in rules TFP209, TFP401, TFP402 are off), to see
+what a first run reports; opt-in rules then have no reports and only false negatives.
 """
 
 from __future__ import annotations
@@ -30,17 +34,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _every_rule() -> str:
-    """Every rule's code, named one by one: rules off by default are enabled only when named."""
+    """Every rule's code, named one by one: rules off by default (opt-in) are enabled only when named,
+    so the opt-in rules are scored as their users run them, selected."""
     sys.path.insert(0, str(REPO_ROOT))
     from tflint_perf.rules import all_rules
 
     return ",".join(rule.code for rule in all_rules())
 
 
-def lint(tree: Path, repo: str) -> List[Report]:
+def lint(tree: Path, repo: str, default_rules: bool = False) -> List[Report]:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    selection = [] if default_rules else ["--select", _every_rule()]
     result = subprocess.run(
-        [sys.executable, "-m", "tflint_perf", "check", "--select", _every_rule(), "--isolated", "--no-cache",
+        [sys.executable, "-m", "tflint_perf", "check", *selection, "--isolated", "--no-cache",
          "--exit-zero", "--quiet", "--output-format", "json", "."],
         cwd=tree, env=env, capture_output=True, text=True,
     )
@@ -71,6 +77,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--sample-unlabelled", type=int, default=0, metavar="N")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--default-rules", action="store_true", help="the default rule set, as a first run gets it")
     args = parser.parse_args()
 
     repos = load_manifest()
@@ -87,7 +94,7 @@ def main() -> int:
         tree = args.trees / repo.tree_name
         if not tree.is_dir():
             raise SystemExit(f"{tree} is missing: run materialise.py first")
-        reports.extend(lint(tree, repo.tree_name))
+        reports.extend(lint(tree, repo.tree_name, args.default_rules))
     labels = [label for label in load_labels() if label.repo in names]
     if rules:
         reports = [report for report in reports if report.code in rules]

@@ -1,14 +1,20 @@
-"""Deprecated TensorFlow and Keras spellings, their replacements, and the version that introduced each.
+"""Deprecated TensorFlow and Keras spellings: their replacements, and what each does on a given TensorFlow.
 
-One table for TFP401 (tf.data) and TFP402 (functions and Keras). Each entry names the old API by its
-spelled canonical name (``names.spelled_name``: ``tf.data.experimental.AUTOTUNE``), how it is used
-(``form``), the replacement, and the first TensorFlow version that has the replacement. A fix is
-offered only where that version is certain to be there (``replacement_available``): the
-``target-version`` setting or the version inferred from the project's dependency files is at least
-``since``. With no version known, no fix is offered, because the project could run a TensorFlow that
-lacks the replacement, and the message says from which version it exists. Nothing is reported where
-the project runs a TensorFlow older than the replacement (``applies``): there the old spelling is
-the only one.
+One table for TFP401 (tf.data) and TFP402 (functions and Keras), the opt-in upgrade rules. Each
+entry names the old API by its spelled canonical name (``names.spelled_name``:
+``tf.data.experimental.AUTOTUNE``), how it is used (``form``), the replacement, the first TensorFlow
+that has the replacement (``since``), and what the old spelling does: from which release using it
+logs a deprecation warning (``warns_from``: the release whose API decorated it with TensorFlow's
+``deprecation.deprecated``) and from which one it is gone (``removed_in``: it breaks there).
+
+Advice is keyed to the project's target TensorFlow (``target-version``, or the version inferred from
+its dependency files), as ``effect`` decides: a spelling is reported only where the target is a
+release on which it warns or breaks. An alias that works silently on every 2.x
+(``tf.data.experimental.AUTOTUNE`` is a plain constant: nothing warns) is never reported; TensorFlow 1
+targets (below 2.0) get no TensorFlow 2 advice; with no target known the spelling is reported where
+it warns or breaks on some release, and the message says the target is unknown and from which
+release each applies. A fix is offered only where the target is known and has the replacement
+(``replacement_available``).
 
 Forms:
 - ``constant``: an attribute used as a value (``tf.data.experimental.AUTOTUNE``); the written
@@ -43,13 +49,25 @@ class Deprecation:
     old_tail: str = ""  # the end of the written spelling the fix replaces ...
     new_tail: str = ""  # ... and what it becomes
     special: str = ""  # a rewrite the rule does itself (arguments change), or "report" for no fix
+    # What the old spelling does: logs a deprecation warning from ``warns_from`` (``since`` when not
+    # given; None: never, ``NEVER``), breaks from ``removed_in`` (None: not removed).
+    warns_from: Optional[Version] = None
+    removed_in: Optional[Version] = None
+    compat_keeps: bool = False  # the removal is from TensorFlow 2's namespace: `tf.compat.v1` keeps it
+
+    @property
+    def warns(self) -> Optional[Version]:
+        if self.warns_from == NEVER:
+            return None
+        return self.warns_from or self.since
 
 
+NEVER: Version = (0, 0)  # ``warns_from`` of an alias that no release warns about
 _D = Deprecation
 TABLE: Tuple[Deprecation, ...] = (
     # TFP401: tf.data
     _D("tf.data.experimental.AUTOTUNE", "tf.data.AUTOTUNE", (2, 4), "TFP401", "constant",
-       "experimental.AUTOTUNE", "AUTOTUNE"),
+       "experimental.AUTOTUNE", "AUTOTUNE", warns_from=NEVER),  # a constant: still exported in 2.21, no warning
     _D("tf.data.experimental.map_and_batch", "`Dataset.map(f, num_parallel_calls=...)` then `.batch(n, drop_remainder=...)`",
        (2, 0), "TFP401", "apply", special="map_and_batch"),
     _D("tf.data.experimental.parallel_interleave", "`Dataset.interleave(f, cycle_length, block_length, num_parallel_calls=..., deterministic=...)`",
@@ -80,23 +98,28 @@ TABLE: Tuple[Deprecation, ...] = (
     _D("tf.data.experimental.get_single_element", "`Dataset.get_single_element()`", (2, 7), "TFP401", "function", special="report"),
     _D("tf.data.experimental.save", "`Dataset.save()`", (2, 10), "TFP401", "function", special="report"),
     # TFP402: functions and Keras
-    _D("tf.py_func", "tf.numpy_function", (1, 14), "TFP402", "function", "py_func", "numpy_function", special="py_func"),
+    _D("tf.py_func", "tf.numpy_function", (1, 14), "TFP402", "function", "py_func", "numpy_function", special="py_func",
+       # Gone from TensorFlow 2's namespace; `tf.compat.v1.py_func` warns there. TensorFlow 1.14/1.15's
+       # warning is advice about TensorFlow 2, which TensorFlow 1 code gets none of.
+       warns_from=(2, 0), removed_in=(2, 0), compat_keeps=True),
     _D("tf.function:experimental_relax_shapes", "reduce_retracing", (2, 9), "TFP402", "keyword",
        "experimental_relax_shapes", "reduce_retracing"),
     _D("tf.function:experimental_compile", "jit_compile", (2, 5), "TFP402", "keyword", "experimental_compile", "jit_compile"),
     _D("keras.mixed_precision.experimental.set_policy", "keras.mixed_precision.set_global_policy", (2, 4), "TFP402", "function",
-       "experimental.set_policy", "set_global_policy"),
+       "experimental.set_policy", "set_global_policy", removed_in=(2, 9)),
     _D("keras.mixed_precision.experimental.global_policy", "keras.mixed_precision.global_policy", (2, 4), "TFP402", "function",
-       "experimental.global_policy", "global_policy"),
+       "experimental.global_policy", "global_policy", removed_in=(2, 9)),
     _D("keras.mixed_precision.experimental.Policy", "keras.mixed_precision.Policy", (2, 4), "TFP402", "function",
-       "experimental.Policy", "Policy", special="policy"),
+       "experimental.Policy", "Policy", special="policy", removed_in=(2, 9)),
     _D("keras.mixed_precision.experimental.LossScaleOptimizer", "keras.mixed_precision.LossScaleOptimizer", (2, 4), "TFP402",
-       "function", "experimental.LossScaleOptimizer", "LossScaleOptimizer", special="loss_scale_optimizer"),
+       "function", "experimental.LossScaleOptimizer", "LossScaleOptimizer", special="loss_scale_optimizer",
+       removed_in=(2, 9)),  # the experimental mixed-precision module: deprecated in 2.4, removed in 2.9
     _D("tf.train.experimental.enable_mixed_precision_graph_rewrite", "a `mixed_float16` Keras policy and `LossScaleOptimizer`",
-       (2, 4), "TFP402", "function", special="report"),
-    _D(".fit_generator", "fit", (2, 1), "TFP402", "method", "fit_generator", "fit"),
-    _D(".evaluate_generator", "evaluate", (2, 1), "TFP402", "method", "evaluate_generator", "evaluate"),
-    _D(".predict_generator", "predict", (2, 1), "TFP402", "method", "predict_generator", "predict"),
+       (2, 4), "TFP402", "function", special="report", removed_in=(2, 6), compat_keeps=True),  # 2.6 release notes
+    # Keras 3, the tf.keras of TensorFlow 2.16 on, has no `*_generator` methods.
+    _D(".fit_generator", "fit", (2, 1), "TFP402", "method", "fit_generator", "fit", removed_in=(2, 16)),
+    _D(".evaluate_generator", "evaluate", (2, 1), "TFP402", "method", "evaluate_generator", "evaluate", removed_in=(2, 16)),
+    _D(".predict_generator", "predict", (2, 1), "TFP402", "method", "predict_generator", "predict", removed_in=(2, 16)),
 )
 
 BY_OLD: Dict[str, Deprecation] = {entry.old: entry for entry in TABLE}
@@ -121,6 +144,13 @@ def written_for_tf1(model: "ModuleModel") -> bool:
     of the TensorFlow 2 replacements."""
     if any(qualified in ("tensorflow.compat.v1", "tensorflow.compat.v2") for qualified in model.imports._bindings.values()):  # noqa: SLF001
         return True
+    return runs_only_on_tf1(model)
+
+
+def runs_only_on_tf1(model: "ModuleModel") -> bool:
+    """The module calls TensorFlow 1 APIs that TensorFlow 2 removed through a plain ``import
+    tensorflow`` (``tf.Session``, ``tf.contrib``, ``tf.placeholder``): it cannot run on TensorFlow 2,
+    so its target is a TensorFlow 1 release even when none is declared."""
     for site in model.calls:
         text = dotted_text(site.node.func)
         if text is None or "." not in text:
@@ -131,13 +161,42 @@ def written_for_tf1(model: "ModuleModel") -> bool:
     return False
 
 
-def applies(target_version: Optional[Version], entry: Deprecation, tf1: bool) -> bool:
-    """Whether the old spelling is deprecated for this project: not when the project runs a TensorFlow
-    older than the replacement (``target-version`` below ``since``, or TensorFlow 1 code and a
-    replacement from 2.0 on), where the old spelling is the only one."""
-    if target_version is not None:
-        return target_version >= entry.since
-    return not (tf1 and entry.since >= (2, 0))
+def through_compat_v1(model: "ModuleModel", node) -> bool:
+    """The spelling reaches TensorFlow through ``compat.v1`` (``tf.compat.v1.py_func``, or ``tf.py_func``
+    under ``import tensorflow.compat.v1 as tf``), which keeps APIs TensorFlow 2's namespace removed."""
+    qualified = model.imports.qualified_chain(node)
+    return qualified is not None and ".compat.v1." in qualified + "."
+
+
+def _release(version: Version) -> str:
+    return ".".join(map(str, version))
+
+
+def effect(target: Optional[Version], entry: Deprecation, tf1: bool, tf1_only: bool, compat: bool = False) -> Optional[str]:
+    """What the old spelling does on the project's TensorFlow, as a message clause, or None when
+    there is nothing to report: it works silently on the target (an alias that never warns, a
+    target that predates the warning), or the target is TensorFlow 1 (below 2.0, or code that runs
+    only there: ``tf1_only``), or, with no target known, a module kept running on 1.15 (``tf1``) and a
+    replacement that 1.15 lacks. ``compat``: spelled through ``compat.v1``, which keeps removed APIs."""
+    removed = None if (compat and entry.compat_keeps) else entry.removed_in
+    warns = entry.warns
+    if target is not None:
+        if target < (2, 0):
+            return None
+        if removed is not None and target >= removed:
+            return f"removed in TensorFlow {_release(removed)}: it breaks on {_release(target)}, the target"
+        if warns is not None and target >= warns:
+            return f"TensorFlow {_release(target)}, the target, logs a deprecation warning for it"
+        return None
+    if tf1_only or (tf1 and entry.since >= (2, 0)):
+        return None
+    if removed is not None and warns is not None and warns >= removed:
+        warns = None  # gone where it would warn: `tf.py_func` outside compat.v1
+    parts = ([f"warns from TensorFlow {_release(warns)}"] if warns is not None else []) + (
+        [f"is removed in {'TensorFlow ' if warns is None else ''}{_release(removed)}"] if removed is not None else [])
+    if not parts:
+        return None
+    return f"the target TensorFlow is unknown: it {' and '.join(parts)}"
 
 
 def replacement_available(target_version: Optional[Version], entry: Deprecation) -> bool:
@@ -147,10 +206,15 @@ def replacement_available(target_version: Optional[Version], entry: Deprecation)
 
 def version_note(target_version: Optional[Version], entry: Deprecation) -> str:
     """What a message adds when the fix is held back for the version."""
-    since = ".".join(map(str, entry.since))
+    since = _release(entry.since)
     if target_version is None:
         return f" (the replacement exists from TensorFlow {since}; set `target-version` for a fix)"
     return ""
+
+
+def message(old: str, effect_clause: str, replacement: str, target_version: Optional[Version], entry: Deprecation) -> str:
+    """A finding's message: the old spelling, what it does on the target, the replacement."""
+    return f"{old} is deprecated ({effect_clause}); use {replacement}{version_note(target_version, entry)}"
 
 
 def respell(written: str, entry: Deprecation) -> Optional[str]:

@@ -249,13 +249,25 @@ def _function_parts(model: ModuleModel, function):
 
 
 def _outputs(expr: cst.BaseExpression):
+    """The leaves of a returned structure: a tuple, a dict of features with string keys, and the
+    tabular ``(features_dict, label)`` nesting of the two."""
     if isinstance(expr, cst.Tuple):
-        return None if any(isinstance(e, cst.StarredElement) for e in expr.elements) else [e.value for e in expr.elements]
-    if isinstance(expr, cst.Dict):
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return None
+        parts = [e.value for e in expr.elements]
+    elif isinstance(expr, cst.Dict):
         if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in expr.elements):
             return None
-        return [e.value for e in expr.elements]
-    return [expr]
+        parts = [e.value for e in expr.elements]
+    else:
+        return [expr]
+    leaves = []
+    for part in parts:
+        inner = _outputs(part) if isinstance(part, (cst.Tuple, cst.Dict)) else [part]
+        if inner is None:
+            return None
+        leaves.extend(inner)
+    return leaves
 
 
 def _passes_through(expr: cst.BaseExpression, params) -> bool:
@@ -313,7 +325,35 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -
         return _one_input(parts)
     if isinstance(expr, cst.SimpleString):
         return frozenset()  # name=
+    if isinstance(expr, cst.Dict):
+        # A dict of features built in the body (`features = {"age": x["age"] / 100.0, ...}`).
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in expr.elements):
+            return None
+        return _one_input([again(e.value) for e in expr.elements])  # type: ignore[union-attr]
+    if isinstance(expr, cst.DictComp):
+        return _feature_comprehension(model, expr, deps, scope, kinds)
     return None
+
+
+def _feature_comprehension(model: ModuleModel, expr: cst.DictComp, deps: dict, scope, kinds: set) -> Optional[FrozenSet[str]]:
+    """``{k: f(v) for k, v in features.items()}`` over an input dict, ``f`` element-wise on ``v``
+    alone (every feature cast or scaled the same way: the tabular shape)."""
+    loop = expr.for_in
+    if loop.ifs or loop.inner_for_in is not None or loop.asynchronous is not None:
+        return None
+    if not (isinstance(expr.key, cst.Name) and isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2):
+        return None
+    key, value = (element.value for element in loop.target.elements)
+    iterable = loop.iter
+    if not (isinstance(key, cst.Name) and isinstance(value, cst.Name) and key.value == expr.key.value
+            and isinstance(iterable, cst.Call) and not iterable.args and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items" and isinstance(iterable.func.value, cst.Name)
+            and iterable.func.value.value in deps):
+        return None
+    inner = {**deps, value.value: deps[iterable.func.value.value]}
+    inner.pop(key.value, None)  # the key is a string: not an input, and not a number
+    found = _elementwise_deps(model, expr.value, inner, scope, kinds)
+    return found if found else None
 
 
 _DTYPES = frozenset(

@@ -130,6 +130,32 @@ class StepLoops:
         count = self.count(loop)
         return count is None or count > _SHORT
 
+    def nest_repeats_work(self, nest: Tuple[LoopNode, ...]) -> bool:
+        """Whether nested loops (outermost first) together repeat work: one of them does, or the
+        product of their known counts is more than a few (a grid search over 6 learning rates and
+        3 widths runs 18 times, though no loop alone is long). A loop that inspects a few samples
+        stops the nest; a loop of unknown count repeats work."""
+        total = 1
+        for loop in nest:
+            if self.inspects(loop) or looks_at_few(loop):
+                return False
+            if self.repeats_work(loop):
+                return True
+            count = self.iterations(loop)
+            if count is None:
+                return False
+            total *= count
+        return total > _SHORT
+
+    def iterations(self, loop: LoopNode) -> Optional[int]:
+        """How many times a loop runs when its source shows it: a literal tuple or list, or a
+        ``range`` of literals or module constants (``count``); None otherwise."""
+        if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)):
+            if any(isinstance(element, cst.StarredElement) for element in loop.iter.elements):
+                return None
+            return len(loop.iter.elements)
+        return self.count(loop)
+
     def runs_few(self, loop: LoopNode) -> bool:
         """A loop of a known count of at most ``FEW_CALLS`` iterations."""
         count = self.count(loop)

@@ -8,8 +8,9 @@ Two sources are recognised, both only where the analysis sees them:
   by ops that keep shapes. Not when the elements are rows of in-memory arrays, or come from a
   generator declaring fully static shapes, with no op in between that could change their length (every batch then has the same shape, padded or not). A last
   partial batch is *not* a varying shape here: it costs at most one extra trace.
-- ``loop_sized``: an expression sized by a ``for n in range(...)`` variable of an enclosing loop:
-  ``x[:n]``, ``x[n:]``, ``tf.zeros([n, d])``, ``np.random.rand(n)`` (directly, or through a name
+- ``loop_sized``: an expression sized by a ``for n in range(...)`` variable of an enclosing loop
+  (in a function or at module level alike; ``tqdm(range(...))`` too): ``x[:n]``, ``x[n:]``,
+  ``tokens[:, :n + 1]``, ``tf.zeros([n, d])``, ``np.random.rand(n)`` (directly, or through a name
   assigned so in the loop body).
 
 ``from_loop_target`` tells whether an expression is (a part of) what a ``for`` loop binds.
@@ -102,16 +103,8 @@ def _rectangular_rows(model: ModuleModel, state: State, index: int) -> bool:
 # -- loops ------------------------------------------------------------------------------------
 def loop_sized(model: ModuleModel, site: CallSite, expr: cst.BaseExpression, depth: int = 0) -> Optional[str]:
     """The range variable an expression's size follows (``n`` in ``x[:n]``), or None."""
-    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
-        piece = expr.slice[0].slice
-        if piece.step is not None:
-            return None
-        bounds = [piece.lower, piece.upper]
-        loop_vars = [b for b in bounds if b is not None and _range_variable(model, site, b)]
-        fixed = [b for b in bounds if b is None or isinstance(b, cst.Integer)]
-        if len(loop_vars) == 1 and len(fixed) == 1:
-            return loop_vars[0].value  # type: ignore[union-attr]
-        return None
+    if isinstance(expr, cst.Subscript):
+        return _sliced_by_loop(model, site, expr)
     if isinstance(expr, cst.Call) and model.call_name(expr) in _SIZED_CONSTRUCTORS:
         shape = argument(expr, "shape", 0)
         if shape is None:
@@ -133,6 +126,43 @@ def loop_sized(model: ModuleModel, site: CallSite, expr: cst.BaseExpression, dep
     return None
 
 
+def _sliced_by_loop(model: ModuleModel, site: CallSite, expr: cst.Subscript) -> Optional[str]:
+    """``x[:n]``, ``x[n:]``, ``tokens[:, :i + 1]`` (a growing sequence axis, the generation loop's
+    shape): one axis sliced to a length the range variable sets, every other axis whole (``:``) or
+    a literal index."""
+    sized: Optional[str] = None
+    for element in expr.slice:
+        piece = element.slice
+        if isinstance(piece, cst.Index):
+            if isinstance(piece.value, (cst.Integer, cst.Ellipsis)):
+                continue
+            return None
+        if piece.step is not None:
+            return None
+        if piece.lower is None and piece.upper is None:
+            continue  # a whole axis
+        if sized is not None:
+            return None
+        bounds = [piece.lower, piece.upper]
+        loop_vars = [name for name in (_loop_bound(model, site, b) for b in bounds if b is not None) if name]
+        fixed = [b for b in bounds if b is None or isinstance(b, cst.Integer)]
+        if len(loop_vars) != 1 or len(fixed) != 1:
+            return None
+        sized = loop_vars[0]
+    return sized
+
+
+def _loop_bound(model: ModuleModel, site: CallSite, bound: cst.BaseExpression) -> Optional[str]:
+    """The range variable a slice bound follows: ``n``, ``n + 1``, ``n - 1``, ``2 * n``."""
+    if _range_variable(model, site, bound):
+        return bound.value  # type: ignore[union-attr]
+    if isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, (cst.Add, cst.Subtract, cst.Multiply)):
+        for variable, other in ((bound.left, bound.right), (bound.right, bound.left)):
+            if isinstance(other, cst.Integer) and _range_variable(model, site, variable):
+                return variable.value  # type: ignore[union-attr]
+    return None
+
+
 def _within(blocks, loop: cst.CSTNode) -> bool:
     body = getattr(loop, "body", None)
     return body is not None and any(block is body for block in blocks)
@@ -145,7 +175,10 @@ def _range_variable(model: ModuleModel, site: CallSite, expr: cst.CSTNode) -> bo
     for loop in site.loops:
         if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.target.value == expr.value:
             it = loop.iter
-            if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "range":
+            counted = it
+            if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "tqdm" and it.args:
+                counted = it.args[0].value  # `for i in tqdm(range(n))`: a progress bar around the same range
+            if isinstance(counted, cst.Call) and isinstance(counted.func, cst.Name) and counted.func.value == "range":
                 bindings = model.reaching(expr.value, site.function, site.place, site.lambdas) or []
                 return all(b.kind == "for" and b.value is it for b in bindings)
     return False

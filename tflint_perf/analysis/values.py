@@ -22,6 +22,9 @@ UNKNOWN = "unknown"
 _SCALAR_BUILTINS = frozenset({"float", "int", "bool", "str", "len", "round", "abs", "min", "max", "sum"})
 _TENSOR_ROOTS = ("tf.", "keras.")
 _MAX_DEPTH = 4
+# At most this many distinct values: a function keyed on them traces at most this many times in all.
+FEW_VALUES = 4
+_BOOLEAN = ("<a boolean>",)  # stands for both truth values in a set of possible values
 
 
 def literal_value(node: cst.BaseExpression) -> bool:
@@ -98,6 +101,65 @@ class ValueKinds:
                     return PYTHON
             return UNKNOWN
         return UNKNOWN
+
+    def few_values(
+        self,
+        expr: cst.BaseExpression,
+        scope: Optional[FunctionInfo],
+        place: Place,
+        lambdas: Tuple[cst.Lambda, ...] = (),
+    ) -> bool:
+        """Whether ``expr`` takes at most ``FEW_VALUES`` distinct Python values however often it is
+        evaluated: a literal, a boolean (a comparison, ``not``, ``and``/``or`` of those), or a name
+        every binding of which, wherever it may reach this use from, is one of those (``first_batch =
+        True`` before a loop and ``first_batch = False`` in it: two values in all; ``phase = "warmup"`` /
+        ``phase = "train"``). A counter, an accumulated float or a parameter is not: each iteration
+        may bring a new value."""
+        values = self._possible_values(expr, scope, place, lambdas)
+        if values is None:
+            return False
+        return len({v for v in values if v is not _BOOLEAN[0]}) + (2 if _BOOLEAN[0] in values else 0) <= FEW_VALUES
+
+    def _possible_values(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                         lambdas: Tuple[cst.Lambda, ...], depth: int = 0) -> Optional[FrozenSet[object]]:
+        """The values ``expr`` may take (``_BOOLEAN`` for either truth value), or None when unbounded or unknown."""
+        if depth > _MAX_DEPTH:
+            return None
+        if literal_value(expr):
+            return frozenset({self.model.module.code_for_node(expr)})
+        if self._is_boolean(expr, scope, place, lambdas):
+            return frozenset(_BOOLEAN)
+        if not isinstance(expr, cst.Name):
+            return None
+        if self.model.reaching(expr.value, scope, place, lambdas) is None:
+            return None  # a lambda's parameter
+        # Every binding of the name in its scope, not only those reaching from above: in a loop, one
+        # later in the body reaches the next iteration (`first_batch = False` after the call).
+        _, bindings = self.model.scope_bindings(expr.value, scope)
+        if not bindings:
+            return None
+        values: FrozenSet[object] = frozenset()
+        for binding in bindings:
+            if binding.kind != "assign" or binding.value is None:
+                return None
+            more = self._possible_values(binding.value, binding.scope, binding.place, (), depth + 1)
+            if more is None:
+                return None
+            values |= more
+        return values
+
+    def _is_boolean(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                    lambdas: Tuple[cst.Lambda, ...]) -> bool:
+        """A comparison or ``not`` (a Python boolean, or a tensor, which is never a new value to trace),
+        or ``and``/``or`` of those and of ``True``/``False`` (``x or default`` is not: it yields ``x``)."""
+        if isinstance(expr, cst.Comparison) or (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)):
+            return True
+        if isinstance(expr, cst.BooleanOperation):
+            return all(
+                (isinstance(side, cst.Name) and side.value in ("True", "False")) or self._is_boolean(side, scope, place, lambdas)
+                for side in (expr.left, expr.right)
+            )
+        return False
 
     def _binding_kind(self, binding: Binding, depth: int) -> str:
         value = binding.value

@@ -150,15 +150,22 @@ def _matching(selector: str) -> Set[str]:
 
 def _selected_by(selector: str) -> Set[str]:
     """What ``select`` / ``extend-select`` turn on: every matching rule, except that a rule off by
-    default (``Rule.default_enabled = False``) is turned on only when named exactly, by code or by
-    name; a prefix (``TFP2``, ``TFP``) or ``ALL`` leaves it off, as ruff does for preview rules with
+    default (``Rule.default_enabled = False``, opt-in) is turned on only by a selector that names it on
+    purpose: its code, its name, or a prefix that selects opt-in rules alone (``TFP4``, the deprecation
+    rules, as ruff's ``UP`` turns pyupgrade on). A prefix that also selects rules on by default
+    (``TFP``, ``TFP2``) or ``ALL`` leaves opt-in rules off, as ruff does for preview rules with
     ``explicit-preview-rules``."""
-    explicit = selector.strip()
-    return {
-        code
-        for code in _matching(selector)
-        if rules_by_code()[code].default_enabled or explicit.upper() == code or explicit == rules_by_code()[code].name
-    }
+    matching = _matching(selector)
+    return matching if names_opt_in_rules(selector) else {code for code in matching if rules_by_code()[code].default_enabled}
+
+
+def names_opt_in_rules(selector: str) -> bool:
+    """Whether ``selector`` turns on the opt-in rules it matches: it matches at least one rule, and
+    every rule it matches is off by default (a code, a name, or a prefix such as ``TFP4``)."""
+    if selector.strip().upper() == "ALL":
+        return False
+    matching = _matching(selector)
+    return bool(matching) and not any(rules_by_code()[code].default_enabled for code in matching)
 
 
 _GLOB_CACHE: Dict[Tuple[str, ...], "pathspec.PathSpec"] = {}

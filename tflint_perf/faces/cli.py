@@ -360,7 +360,13 @@ def show_settings(settings: Settings, paths: Sequence[str]) -> int:
 
     print(f"config file: {settings.config_file or '(none)'}")
     print(f"root: {settings.root}")
-    print(f"selected rules: {', '.join(sorted(settings.selected_codes()))}")
+    selected = settings.selected_codes()
+    print(f"selected rules: {', '.join(sorted(selected))}")
+    # Which rules the default set holds, and which opt-in rules these settings turn on (ruff's
+    # --show-settings lists its linter.rules; here the default set is worth saying too).
+    print(f"rules on by default: {', '.join(r.code for r in all_rules() if r.default_enabled)}")
+    opt_in = [f"{r.code} ({'selected' if r.code in selected else 'off'})" for r in all_rules() if not r.default_enabled]
+    print(f"rules off by default (opt-in): {', '.join(opt_in) or '(none)'}")
     if settings.per_file_ignores:
         print(f"per-file-ignores: {dict(settings.per_file_ignores)}")
     print(f"unsafe-fixes: {str(settings.unsafe_fixes).lower()}")

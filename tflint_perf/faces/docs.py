@@ -25,7 +25,7 @@ def rule_pages() -> Dict[str, str]:
     for rule in all_rules():
         rows.append(
             f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.summary} | {_FIX[rule.fix_availability]} "
-            f"| {'on' if rule.default_enabled else 'off'} |"
+            f"| {'on' if rule.default_enabled else 'off (opt-in: `' + (rule.opt_in_group or rule.code) + '`)'} |"
         )
     pages["README.md"] = "\n".join(rows) + "\n"
     return pages

@@ -6,6 +6,13 @@ because flake8 applies ``# noqa``, ``# flake8: noqa``, ``--select``, ``--extend-
 know, is applied here). Settings come from ``[tool.tflint-perf]`` in the nearest pyproject.toml, as
 for the command line.
 
+Rules off by default (opt-in: TFP209, the deprecation rules TFP401/TFP402) are yielded only when
+selected on purpose, since flake8's ``--select TFP`` means "this plugin's codes", not "every advice
+it has": by tflint-perf's own ``select``/``extend-select`` (``extend-select = ["TFP4"]``), or by a
+flake8 ``--select``/``--extend-select`` (command line or ``[flake8]`` configuration) that names them
+as tflint-perf's selectors would: their code (``TFP401``), or a prefix of opt-in rules alone
+(``TFP4``). ``flake8 --select TFP`` reports the default rule set.
+
 A plugin that raises kills the whole flake8 run, so this one never does:
 
 - a file LibCST cannot analyse (flake8 has already reported real syntax errors as E999) is skipped,
@@ -49,6 +56,16 @@ class Plugin:
         self.lines = lines
         self.filename = filename
 
+    # flake8's --select / --extend-select entries that may name tflint-perf rules (``parse_options``).
+    flake8_selectors: Tuple[str, ...] = ()
+
+    @classmethod
+    def parse_options(cls, options: object) -> None:
+        """flake8 hands every plugin its parsed options (in each worker process too): keep the selectors
+        that could name an opt-in rule. Nothing is imported here, so a run with no TFP file pays nothing."""
+        given = list(getattr(options, "select", None) or []) + list(getattr(options, "extend_select", None) or [])
+        cls.flake8_selectors = tuple(entry.strip() for entry in given if entry.strip().upper().startswith("TFP"))
+
     def run(self) -> Iterator[Result]:
         text = "".join(self.lines)
         # Before anything else: most files end here, and the engine (LibCST) is imported only for
@@ -74,6 +91,7 @@ class Plugin:
         if isinstance(settings, ConfigError):
             return [(1, 0, f"{CONFIG_ERROR_CODE} tflint-perf configuration error, no TFP checks ran: {settings}",
                      type(self))]
+        settings = with_flake8_selection(settings, self.flake8_selectors)
         codes = settings.codes_for(relative_to_root(Path(self.filename), settings))
         try:
             if self.filename in ("-", "stdin"):
@@ -107,6 +125,19 @@ def settings_for(filename: str) -> Union["Settings", "ConfigError"]:
     from tflint_perf.checking.config import with_project_version
 
     return with_project_version(settings, absolute)  # the TensorFlow the file's project depends on
+
+
+def with_flake8_selection(settings: "Settings", selectors: Sequence[str]) -> "Settings":
+    """``settings`` with the opt-in rules that flake8's own selectors name on purpose turned on (the
+    other selectors are flake8's business: it filters what the plugin yields)."""
+    from tflint_perf.checking.config import names_opt_in_rules
+
+    named = [selector for selector in selectors if names_opt_in_rules(selector)]
+    if not named:
+        return settings
+    import dataclasses
+
+    return dataclasses.replace(settings, extend_select=list(settings.extend_select) + named)
 
 
 @lru_cache(maxsize=None)

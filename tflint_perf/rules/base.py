@@ -113,7 +113,12 @@ class Rule:
     name: ClassVar[str]  # kebab-case; reads well as "ignore <name>"
     summary: ClassVar[str]  # one line for tables and SARIF
     fix_availability: ClassVar[str] = "none"  # "always" | "sometimes" | "none"
+    # On by default: in the rule set when nothing selects rules. A rule off by default (opt-in: advice
+    # that is not about speed, or a trade-off) runs only when a selector names it on purpose
+    # (checking/config.py: its code, its name, or a prefix of opt-in rules alone such as ``TFP4``).
     default_enabled: ClassVar[bool] = True
+    # The narrowest selector that turns an opt-in rule on with its group (``TFP4``); its code when empty.
+    opt_in_group: ClassVar[str] = ""
     options: ClassVar[Tuple[Option, ...]] = ()
     # What the code a finding is about must be for (analysis/purpose.py): training by default, where
     # speed matters; a rule that also fires on evaluation or inference says so in its message.
@@ -149,6 +154,14 @@ class Rule:
         return Finding(self.code, self.name, message, start, end if end is not None else start, fix)
 
     @classmethod
+    def opt_in_note(cls) -> str:
+        """How a rule off by default is turned on (its page and ``tflint-perf rule`` say it first)."""
+        selectors = [cls.code] + ([cls.opt_in_group] if cls.opt_in_group else [])
+        spelled = " or ".join(f'`extend-select = ["{selector}"]`' for selector in reversed(selectors))
+        return (f"Off by default (opt-in): turn it on with {spelled} in `[tool.tflint-perf]`, or "
+                f"`--extend-select {selectors[-1]}`; `select = [\"TFP\"]` and `ALL` leave it off.")
+
+    @classmethod
     def docs_markdown(cls) -> str:
         availability = {
             "always": "Fix is always available.",
@@ -158,6 +171,8 @@ class Rule:
         parts = [f"# {cls.name} ({cls.code})", ""]
         if availability:
             parts += [availability, ""]
+        if not cls.default_enabled:
+            parts += [cls.opt_in_note(), ""]
         parts += ["## What it does", cls.what_it_does.strip(), "", "## Why is this bad?", cls.why_bad.strip(), ""]
         if cls.known_problems:
             parts += ["## Known problems", cls.known_problems.strip(), ""]

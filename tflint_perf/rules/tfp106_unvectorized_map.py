@@ -30,7 +30,9 @@ class UnvectorizedMap(Rule):
 Checks for `Dataset.map(f)` followed by `batch(...)` or `padded_batch(...)`, directly or across ops
 that do not look at values (`shuffle`, `repeat`, `take`, `skip`, `shard`, `prefetch`), where `f`
 is element-wise over its inputs, so it could run once per batch after `batch`. Element-wise is
-decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`), on an
+decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`; it may
+return a dict of features, or the tabular `(features_dict, label)`, and build the dict with
+`{k: f(v) for k, v in features.items()}`), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
 `tf.where`. Each output must be computed from one input (or one `["key"]` of a dict element) and
@@ -119,6 +121,18 @@ ops on different branches, comments between them).
         ),
         # Evaluation only.
         Valid(_TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).batch(32)\nmodel.evaluate(ds)\n"),
+        # Tabular features, but split into tokens per row: not element-wise over a batch.
+        Valid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels))\n"
+            "ds = ds.map(lambda x, y: ({'text': tf.strings.split(x['text']), 'age': x['age'] / 100.0}, y)).batch(64)\n"
+            "model.fit(ds)\n"
+        ),
+        # Every feature scaled by a per-feature constant looked up by key: not followed, silent.
+        Valid(
+            _TF + "def scale(features, label):\n    features = {k: v / SCALES[k] for k, v in features.items()}\n"
+            "    return features, label\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels)).map(scale).batch(64)\nmodel.fit(ds)\n"
+        ),
         # A free name that is not a number (an array: its rank may broadcast differently).
         Valid(
             _TF + "mean = np.load('mean.npy')\n"
@@ -154,6 +168,22 @@ ops on different branches, comments between them).
             _TF + "ds = tf.data.Dataset.from_generator(gen, output_types=tf.int32).map(lambda t: t + 1).padded_batch(32)\n"
             "for batch in ds:\n    train_step(batch)\n",
             fixed=None,
+        ),
+        # The tabular shape: a dict of features and a label from a DataFrame, each feature scaled.
+        Invalid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels))\n"
+            "ds = ds.map(lambda x, y: ({'age': x['age'] / 100.0, 'fare': x['fare']}, y)).batch(64)\nmodel.fit(ds)\n",
+            fixed=_TF + "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels))\n"
+            "ds = ds.batch(64).map(lambda x, y: ({'age': x['age'] / 100.0, 'fare': x['fare']}, y))\nmodel.fit(ds)\n",
+        ),
+        # A def casting every feature of the dict the same way.
+        Invalid(
+            _TF + "def to_float(features, label):\n    features = {k: tf.cast(v, tf.float32) for k, v in features.items()}\n"
+            "    return features, label\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels)).map(to_float).batch(64)\nmodel.fit(ds)\n",
+            fixed=_TF + "def to_float(features, label):\n    features = {k: tf.cast(v, tf.float32) for k, v in features.items()}\n"
+            "    return features, label\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels)).batch(64).map(to_float)\nmodel.fit(ds)\n",
         ),
         # A dict element and a transcendental op: reported, no fix (last-bit rounding may differ).
         Invalid(

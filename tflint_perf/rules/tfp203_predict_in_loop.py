@@ -13,12 +13,12 @@ from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.rows import FEW, ONE, Rows
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
-_EXPAND = frozenset({"np.expand_dims", "numpy.expand_dims", "tf.expand_dims"})
 
 
 class PredictInLoop(Rule):
@@ -30,8 +30,14 @@ class PredictInLoop(Rule):
 
     what_it_does = """
 Checks for `model.predict(x)` inside a `for` or `while` loop (or inside a function that this
-file calls from one) when `x` changes from one iteration to the next: one sample (`x[None]`,
-`np.expand_dims(x, 0)`, `[x]`), a slice, a batch drawn in the loop, or the function's parameter.
+file calls from one) when `x` changes from one iteration to the next and is evidently one sample
+or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
+most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
+of one sentence, one item of an array, or one element (a batch) of what the loop iterates. An
+input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
+n)[k]`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
+parameter) is not reported: `predict` is built for large inputs. How big an input is comes from
+`tflint_perf/analysis/rows.py`.
 
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
@@ -65,8 +71,9 @@ for obs in observations:
     # or, where a tensor will do: model(obs[None], training=False)
 """
     fix_safety = """
-The fix is safe and offered in two cases. When the input is provably one sample (`x[None]`,
-`x[np.newaxis]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`), `predict` becomes
+The fix is safe and offered in two cases. When the input is one sample (`x[None]`,
+`x[np.newaxis]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, `np.zeros((1, n))`, a
+batch of one built so and grown along another axis), `predict` becomes
 `predict_on_batch`, which returns the same NumPy array (`verbose` is dropped: it prints nothing).
 When the result goes straight into `np.asarray(...)` / `np.array(...)`, `predict` becomes
 `model(x, training=False)`: the same values, converted the same way. Otherwise there is no fix:
@@ -74,8 +81,9 @@ When the result goes straight into `np.asarray(...)` / `np.array(...)`, `predict
 splits it into batches of 32 where `predict_on_batch` would run it whole.
 """
     known_problems = """
-How big a batch `x` is cannot be known statically: a loop over chunks of 10,000 rows is reported
-too, although `predict`'s setup is then a small share of each call.
+How big an element of what a loop iterates is cannot be known statically: a loop over chunks of
+10,000 rows is reported too, although `predict`'s setup is then a small share of each call. An input
+of unknown size is not reported (a sample passed through a parameter, a helper's result).
 """
     references = (
         "[Keras `Model.predict`](https://keras.io/api/models/model_training_apis/#predict-method)",
@@ -105,13 +113,67 @@ too, although `predict`'s setup is then a small share of each call.
         Valid("import tensorflow as tf\n\ndef score(model, rows):\n    for row in rows:\n        model.predict(row[None])\n"),
         # A fixed literal tuple of inputs.
         Valid(_KERAS + "for x in (x_small, x_large):\n    model.predict(x)\n"),
+        # Shards of 200,000 rows: predict batches each one itself; its setup is a small share.
+        Valid(_KERAS + "for i in range(n_shards):\n    preds.append(model.predict(x[i * 200000:(i + 1) * 200000], batch_size=4096))\n"),
+        Valid(_KERAS + "for shard in range(8):\n    out = model.predict(np.array_split(x, 8)[shard])\n"),
+        # A tf.data pipeline per file: predict runs it batch by batch.
+        Valid(
+            _KERAS + "import tensorflow as tf\nfor path in files:\n    ds = tf.data.TFRecordDataset(path).map(parse).batch(256)\n"
+            "    scores.append(model.predict(ds))\n"
+        ),
+        # Size unknown (a helper's result, a parameter): silent.
+        Valid(_KERAS + "for path in files:\n    x = load_features(path)\n    scores.append(model.predict(x))\n"),
     )
     invalid = (
-        # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller fills.
+        # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
+        # fills; the input is one row (`np.zeros((1, ...))`, filled in place).
         Invalid(
-            _KERAS + "def generate(m, seed):\n    for temperature in [0.2, 0.5, 1.0]:\n        x = seed\n"
-            "        for i in range(400):\n            x = sample(m.predict(x, verbose=0), temperature)\n\n"
-            "generate(model, seed)\n"
+            _KERAS + "def generate(m, text):\n    for temperature in [0.2, 0.5, 1.0]:\n"
+            "        for i in range(400):\n            x = np.zeros((1, maxlen, len(chars)))\n"
+            "            for t, char in enumerate(text):\n                x[0, t, char_indices[char]] = 1.0\n"
+            "            text += sample(m.predict(x, verbose=0)[0], temperature)\n\n"
+            "generate(model, seed)\n",
+            fixed=_KERAS + "def generate(m, text):\n    for temperature in [0.2, 0.5, 1.0]:\n"
+            "        for i in range(400):\n            x = np.zeros((1, maxlen, len(chars)))\n"
+            "            for t, char in enumerate(text):\n                x[0, t, char_indices[char]] = 1.0\n"
+            "            text += sample(m.predict_on_batch(x)[0], temperature)\n\n"
+            "generate(model, seed)\n",
+        ),
+        # Greedy decoding: a tokenizer called on a list of one sentence, two inputs of one row.
+        Invalid(
+            _KERAS + "def decode(sentence):\n    source = vectorize([sentence])\n    decoded = '[start]'\n"
+            "    for i in range(20):\n        target = vectorize([decoded])\n"
+            "        probs = model.predict([source, target], verbose=0)\n        decoded += ' ' + vocab[np.argmax(probs[0, i])]\n"
+            "    return decoded\n",
+            fixed=_KERAS + "def decode(sentence):\n    source = vectorize([sentence])\n    decoded = '[start]'\n"
+            "    for i in range(20):\n        target = vectorize([decoded])\n"
+            "        probs = model.predict_on_batch([source, target])\n        decoded += ' ' + vocab[np.argmax(probs[0, i])]\n"
+            "    return decoded\n",
+        ),
+        # A GAN's training loop: 20 latent vectors (a module constant) per step.
+        Invalid(
+            _KERAS + "batch_size = 20\nfor step in range(10000):\n"
+            "    latent = np.random.normal(size=(batch_size, 100))\n    fake = model.predict(latent)\n"
+        ),
+        # Feature extraction, one call per batch of a dataset (preprocessed row by row first).
+        Invalid(
+            "import numpy as np\nfrom tensorflow import keras\n\nconv_base = keras.applications.VGG16(include_top=False)\n"
+            "for images, labels in dataset:\n    x = keras.applications.vgg16.preprocess_input(images)\n"
+            "    features.append(conv_base.predict(x, verbose=0))\n"
+        ),
+        # The next batch of a validation generator, every epoch.
+        Invalid(
+            _KERAS + "for step in range(validation_steps):\n    x_batch, y_batch = next(validation_generator)\n"
+            "    y_pred.extend(model.predict(x_batch))\n"
+        ),
+        # A sequence grown one note at a time along its second axis: still one row.
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"
+            "notes = tf.reshape(seed, [1, -1])\nfor step in range(100):\n"
+            "    nxt = np.argmax(model.predict(notes), axis=-1)[:1, -1:]\n    notes = tf.concat([notes, nxt], axis=1)\n",
+            fixed="import numpy as np\nimport tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"
+            "notes = tf.reshape(seed, [1, -1])\nfor step in range(100):\n"
+            "    nxt = np.argmax(model.predict_on_batch(notes), axis=-1)[:1, -1:]\n    notes = tf.concat([notes, nxt], axis=1)\n",
         ),
         Invalid(
             _KERAS + "for obs in observations:\n    action = model.predict(obs[None], verbose=0)\n",
@@ -133,15 +195,23 @@ too, although `predict`'s setup is then a small share of each call.
             _KERAS + "for batch in batches:\n    out.append(np.asarray(model.predict(batch)))\n",
             fixed=_KERAS + "for batch in batches:\n    out.append(np.asarray(model(batch, training=False)))\n",
         ),
-        # Slices of a test set; the result is used as NumPy: no fix.
-        Invalid(_KERAS + "for i in range(len(x_test)):\n    p = model.predict(x_test[i:i + 1])\n    print(p[0].argmax())\n"),
-        # A method called from a loop, on self.model built by the class.
+        # One-row slices of a test set: one sample each, so `predict_on_batch` returns the same.
+        Invalid(
+            _KERAS + "for i in range(len(x_test)):\n    p = model.predict(x_test[i:i + 1])\n    print(p[0].argmax())\n",
+            fixed=_KERAS + "for i in range(len(x_test)):\n    p = model.predict_on_batch(x_test[i:i + 1])\n    print(p[0].argmax())\n",
+        ),
+        # A method called from a loop, on self.model built by the class, given one state as a row.
         Invalid(
             "import tensorflow as tf\n\nclass Agent:\n    def __init__(self):\n        self.model = self._build()\n\n"
             "    def _build(self):\n        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n        return model\n\n"
-            "    def act(self, state, verbose=0):\n        return self.model.predict(state, verbose=verbose)\n\n"
+            "    def act(self, state):\n        return self.model.predict(state[None], verbose=0)\n\n"
             "    def run(self, env):\n        state = env.reset()\n        for t in range(500):\n"
-            "            state = env.step(self.act(state))\n"
+            "            state = env.step(self.act(state))\n",
+            fixed="import tensorflow as tf\n\nclass Agent:\n    def __init__(self):\n        self.model = self._build()\n\n"
+            "    def _build(self):\n        model = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n        return model\n\n"
+            "    def act(self, state):\n        return self.model.predict_on_batch(state[None])\n\n"
+            "    def run(self, env):\n        state = env.reset()\n        for t in range(500):\n"
+            "            state = env.step(self.act(state))\n",
         ),
     )
 
@@ -151,6 +221,7 @@ too, although `predict`'s setup is then a small share of each call.
             return
         loops: Optional[StepLoops] = None
         models: Optional[KerasModels] = None
+        rows: Optional[Rows] = None
         for site in model.calls:
             func = site.node.func
             if not isinstance(func, cst.Attribute) or func.attr.value != "predict":
@@ -164,15 +235,21 @@ too, although `predict`'s setup is then a small share of each call.
             where = self._where(loops, site, x.value)
             if where is None:
                 continue
+            # Only one sample or a small batch wastes predict's setup; a large input (a shard of 200k
+            # rows, a pipeline) is what predict batches well, and an input of unknown size stays silent.
+            rows = rows or Rows(model)
+            size = rows.of(x.value, site)
+            if size not in (ONE, FEW):
+                continue
             models = models or KerasModels(model)
             if not models.is_model_site(func.value, site):
                 continue
+            what = "on one sample" if size == ONE else "on one sample or a small batch"
             message = (
-                f"`{dotted_text(func) or 'predict'}` {where} sets up a whole prediction loop for every call; "
-                "for one sample or one batch call the model directly (`model(x, training=False)`) or use "
-                "`predict_on_batch(x)`"
+                f"`{dotted_text(func) or 'predict'}` {what} {where} sets up a whole prediction loop for every call; "
+                "call the model directly (`model(x, training=False)`) or use `predict_on_batch(x)`"
             )
-            yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value))
+            yield self.finding(message, call_method_span(site.node), site.node, self._fix(context, site, x.value, size))
 
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
@@ -192,7 +269,7 @@ too, although `predict`'s setup is then a small share of each call.
             return "in a function called from a loop"
         return None
 
-    def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression) -> Optional[FixPlan]:
+    def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression, size: str) -> Optional[FixPlan]:
         call = site.node
         others = [arg for arg in call.args if arg.value is not x]
         if any(arg.keyword is None or arg.keyword.value != "verbose" for arg in others):
@@ -201,7 +278,7 @@ too, although `predict`'s setup is then a small share of each call.
         receiver, x_text = code(call.func.value), code(x)  # type: ignore[union-attr]
         if "\n" in receiver or "\n" in x_text:
             return None
-        if _one_row(context, x):
+        if size == ONE:
             text = f"{receiver}.predict_on_batch({x_text})"
             return FixPlan(SAFE, "Use `predict_on_batch`", (NodeEdit(call, "replace", text),))
         parent = _array_conversion(context, site)
@@ -209,27 +286,6 @@ too, although `predict`'s setup is then a small share of each call.
             text = f"{receiver}({x_text}, training=False)"
             return FixPlan(SAFE, "Call the model directly", (NodeEdit(call, "replace", text),))
         return None
-
-
-def _one_row(context: RuleContext, x: cst.BaseExpression) -> bool:
-    # `[x]` is not taken for one row: to a multi-input model it is the list of inputs.
-    if isinstance(x, cst.Subscript):
-        first = x.slice[0].slice if x.slice else None
-        if isinstance(first, cst.Index):
-            value = first.value
-            return (isinstance(value, cst.Name) and value.value == "None") or (dotted_text(value) or "").endswith(".newaxis")
-        return False
-    if isinstance(x, cst.Call):
-        name = context.model.call_name(x) or dotted_text(x.func) or ""
-        if name in _EXPAND:
-            axis = argument(x, "axis", 1)
-            return axis is not None and int_literal(axis.value) == 0
-        if isinstance(x.func, cst.Attribute) and x.func.attr.value == "reshape" and x.args:
-            first = x.args[0].value
-            if isinstance(first, (cst.Tuple, cst.List)) and first.elements:
-                first = first.elements[0].value
-            return int_literal(first) == 1
-    return False
 
 
 def _array_conversion(context: RuleContext, site: CallSite) -> Optional[cst.Call]:

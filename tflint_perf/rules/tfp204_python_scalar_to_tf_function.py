@@ -43,7 +43,11 @@ whose reaching bindings are all such values, never a guess from the name.
 Not reported: arguments that do not change (`training=True`, a learning rate set once), tensors
 (`tf.constant(step)`, `optimizer.iterations`), a `tf.function` with an `input_signature` (it
 refuses Python values instead of retracing), short literal loops (`for flag in (True, False)`),
-booleans computed in the loop (`step % 2 == 0`: two traces at most), and test files.
+values that take only a few in all: booleans computed in the loop (`step % 2 == 0`: two traces at
+most), a flag assigned only constants (`first_batch = True` before the loop and `first_batch =
+False` in it, as Horovod trainers broadcast variables after the first step: two traces in all; a
+`phase` set to one of a few strings), and test files. Values that change every iteration are
+reported: loop counters, step numbers, accumulated floats.
 """
     why_bad = """
 A `tf.function` keys its traces on Python arguments by *value*: "For Python primitive values, the
@@ -103,6 +107,19 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
         Valid(_STEP + "for x, step in dataset:\n    train_step(x, step)\n"),
         # Not in a loop.
         Valid(_STEP + "train_step(x, 3)\n"),
+        # NVIDIA's Horovod trainers: a flag True for the first step and False after (broadcast the
+        # variables once): two traces in all, on purpose.
+        Valid(
+            "import tensorflow as tf\n\n@tf.function\ndef train_step(images, labels, first_batch):\n"
+            "    loss = compute(images, labels)\n    if first_batch:\n        broadcast_variables()\n    return loss\n\n"
+            "first_batch = True\nfor images, labels in dataset:\n    loss = train_step(images, labels, first_batch)\n"
+            "    first_batch = False\n"
+        ),
+        # A phase set to one of two strings in the loop.
+        Valid(
+            _STEP + "phase = 'warmup'\nfor step in range(1000):\n    if step == 100:\n        phase = 'train'\n"
+            "    train_step(x, phase)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -122,6 +139,17 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
         Invalid(
             "import tensorflow as tf\n\n@tf.function\ndef train_step(x, step):\n    if step % 100 == 0:\n"
             "        tf.print(x)\n    return x\n\nfor i, x in enumerate(batches):\n    train_step(x, i)\n"
+        ),
+        # A step counter kept by hand, and an accumulated float: a new value every iteration.
+        Invalid(
+            _STEP + "global_step = 0\nfor x in batches:\n    train_step(x, global_step)\n    global_step += 1\n",
+            fixed=_STEP + "global_step = 0\nfor x in batches:\n    train_step(x, tf.constant(global_step))\n    global_step += 1\n",
+            unsafe=True,
+        ),
+        Invalid(
+            _STEP + "warmup = 0.0\nfor x in batches:\n    warmup = warmup + 0.001\n    train_step(x, warmup)\n",
+            fixed=_STEP + "warmup = 0.0\nfor x in batches:\n    warmup = warmup + 0.001\n    train_step(x, tf.constant(warmup))\n",
+            unsafe=True,
         ),
         # len() of a per-iteration list.
         Invalid(
@@ -178,10 +206,8 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
 
     def _varying_loop(self, loops: StepLoops, kinds: ValueKinds, site: CallSite, expr: cst.BaseExpression,
                       lexical: Tuple[LoopNode, ...]) -> Optional[LoopNode]:
-        if isinstance(expr, (cst.Comparison, cst.BooleanOperation)) or (
-            isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not)
-        ):
-            return None  # a boolean: two traces at most
+        if kinds.few_values(expr, site.function, site.place, site.lambdas):
+            return None  # a boolean or a flag set from a few constants: a few traces in all, not one per step
         if _is_len(expr) or kinds.kind(expr, site.function, site.place, site.lambdas) == PYTHON:
             for loop in reversed(lexical):
                 if loops.varies(expr, site, loop):

@@ -52,8 +52,9 @@ Checks for three ways of building TensorFlow graphs anew in every iteration of a
 Not reported: a function that uses what the loop changes (`tf.function(model.call)` in a loop over
 models, a decorated `def` reading the loop variable: each iteration needs its own graph anyway);
 factories that return the new function; models kept after the loop (`ensemble.append(model)`:
-they stay in memory whatever the session holds); loops of at most 4 iterations (`for opt in ("adam", "sgd")`,
-`range(k)` with `k = 4` a module constant); loops that look at a few samples; a loop that builds
+they stay in memory whatever the session holds); loops of at most 4 iterations in all, counting the
+whole nest (`for opt in ("adam", "sgd")`, `range(k)` with `k = 4` a module constant, 2 optimizers x 2
+widths; but 6 learning rates x 3 widths is 18 models); loops that look at a few samples; a loop that builds
 each model in a fresh `tf.Graph()`; test files.
 """
     why_bad = """
@@ -137,6 +138,11 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             _KERAS + _BUILD + "ensemble = []\nfor seed in range(10):\n    model = build(32)\n    model.fit(x, y)\n"
             "    ensemble.append(model)\n"
         ),
+        # A grid of 2 optimizers x 2 widths: four models in all.
+        Valid(
+            _KERAS + _BUILD + "for optimizer in ('adam', 'sgd'):\n    for units in (32, 64):\n"
+            "        model = build(units)\n        model.fit(x, y)\n"
+        ),
         # Built in a loop but never compiled (inference from loaded weights).
         Valid(
             _KERAS + "for path in paths:\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
@@ -175,6 +181,20 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         Invalid(
             _TF + "def train_step(model, x):\n    @tf.function\n    def forward(x):\n        return model(x)\n"
             "    return forward(x)\n\nfor x in dataset:\n    train_step(model, x)\n"
+        ),
+        # Defined in the epoch loop, called per batch in the inner one: traced again every epoch
+        # (its parameters share names with the inner loop's targets; it reads nothing the loop binds).
+        Invalid(
+            _TF + "for epoch in range(epochs):\n    @tf.function\n    def train_step(images, labels):\n"
+            "        return loss_fn(labels, net(images))\n\n    for images, labels in train_ds:\n"
+            "        train_step(images, labels)\n"
+        ),
+        # A grid search, 6 learning rates x 3 widths: 18 models, though each loop alone is short.
+        Invalid(
+            _KERAS + "def build(units, lr):\n    model = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])\n"
+            "    model.compile(optimizer=keras.optimizers.Adam(lr), loss='mse')\n    return model\n\n"
+            "for lr in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]:\n    for units in (32, 64, 128):\n"
+            "        model = build(units, lr)\n        model.fit(x, y, epochs=5)\n"
         ),
         # Models built and compiled per configuration, never cleared.
         Invalid(_KERAS + _BUILD + "for units in range(8, 256, 8):\n    model = build(units)\n    model.fit(x, y)\n"),
@@ -250,12 +270,14 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
                 continue
             around = loops.around_def(function)
             if around:
-                if any(not loops.repeats_work(loop) for loop in around):
+                if not loops.nest_repeats_work(around):
                     continue
                 inner = around[-1]
                 if not any(inner in s.loops for s in callers):
                     continue
-                read = names_read(function.node.body)
+                # What the body reads from outside: its own parameters and locals (`images` in
+                # `def train_step(images)`, also a name the inner loop binds) do not tie it to the loop.
+                read = {name for name in names_read(function.node.body) if model.scope_bindings(name, function)[0] is not function}
                 if any(loops.bound_in_scope(name, function.parent, loop) and name != function.name
                        for name in read for loop in around):
                     continue
@@ -281,15 +303,16 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if not keras.builds_model(site.node) or _in_fresh_graph(model, site):
                 continue
             if site.loops:
-                lexical = loops.lexical(site)
-                if len(lexical) != len(site.loops):
+                # The iterations of the whole nest count: a grid of 6 learning rates x 3 widths builds
+                # 18 models, though neither loop alone is long.
+                if not loops.nest_repeats_work(site.loops):
                     continue
-                loop = lexical[-1]
+                loop = site.loops[-1]
                 around = loops.calls_in(loop)
                 compiled = any(_is_compile(s) for s in around) or self._builder_compiles(model, site)
                 owner: Union[LoopNode, FunctionInfo] = loop
-                where = "in a loop"
-                reaching: Tuple[LoopNode, ...] = lexical
+                where = "in a loop" if len(site.loops) == 1 else "in nested loops"
+                reaching: Tuple[LoopNode, ...] = site.loops
             else:
                 function = site.function
                 if function is None or _returned(function, None) and not _calls_fit(model, function):

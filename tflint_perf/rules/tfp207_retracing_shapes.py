@@ -37,7 +37,9 @@ with a value whose shape the analysis sees change from one iteration to the next
 - a batch of a pipeline iterated by the loop, when the pipeline ends in `padded_batch` without
   fully static `padded_shapes` (each batch is padded to its own longest element) or
   `bucket_by_sequence_length` without `pad_to_bucket_boundary=True`;
-- a slice or a tensor sized by the loop's `range` variable: `x[:n]`, `tf.zeros([n, d])`.
+- a slice or a tensor sized by the loop's `range` variable (also under `tqdm`): `x[:n]`, `tokens[:, :i + 1]` (a
+  prefix growing by one token a step), `tf.zeros([n, d])`; in a loop at module level (a script, a
+  notebook) as in a function.
 
 Not reported: a pipeline whose elements are rows of in-memory arrays (every padded batch then has
 the same shape); the last, partial batch of a pipeline (at most one extra trace); calls made from
@@ -124,6 +126,10 @@ to you.
         Valid(
             _TF + "@tf.function\ndef step(x):\n    return x * 2\n\nfor i in range(100):\n    step(data[i:i + 16])\n"
         ),
+        # At module level as in a function: a fixed window over the sequence axis keeps its shape.
+        Valid(
+            _TF + "@tf.function\ndef step(x):\n    return x * 2\n\nfor i in range(100):\n    step(tokens[:, i:i + 16])\n"
+        ),
         # Called from another tf.function: traced once with it.
         Valid(
             _TF + "@tf.function\ndef inner(x):\n    return x * 2\n\n@tf.function\ndef outer(ds):\n"
@@ -161,6 +167,13 @@ to you.
             "    def fit(self, files):\n        ds = tf.data.TFRecordDataset(files).map(parse)\n"
             "        ds = ds.padded_batch(16, padded_shapes=([None], []))\n"
             "        for i, batch in enumerate(ds):\n            x, y = batch\n            self.step(x)\n",
+        ),
+        # A notebook's generation loop at module level: the decoded prefix grows by one token a step.
+        Invalid(
+            _TF + "@tf.function\ndef decode(tokens):\n    return tf.argmax(model(tokens)[:, -1], axis=-1)\n\n"
+            "for i in tqdm(range(max_len)):\n    next_id = decode(output[:, :i + 1])\n",
+            fixed=_TF + "@tf.function(reduce_retracing=True)\ndef decode(tokens):\n    return tf.argmax(model(tokens)[:, -1], axis=-1)\n\n"
+            "for i in tqdm(range(max_len)):\n    next_id = decode(output[:, :i + 1])\n",
         ),
         # Sized by the loop variable; a wrapped function.
         Invalid(

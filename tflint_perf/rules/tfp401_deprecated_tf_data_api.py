@@ -7,7 +7,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import bool_literal, has_star_args
-from tflint_perf.analysis.deprecations import Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
+from tflint_perf.analysis.deprecations import (Deprecation, effect, lookup, message, replacement_available, respell, runs_only_on_tf1,
+                                               written_for_tf1)
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan, NodeEdit
@@ -29,8 +30,10 @@ class DeprecatedTfDataApi(Rule):
     name = "deprecated-tf-data-api"
     summary = "`tf.data.experimental` APIs that moved into `tf.data` (`AUTOTUNE`, `map_and_batch`, `parallel_interleave`, ...)"
     fix_availability = "sometimes"
+    default_enabled = False  # upgrade advice, not performance: opt-in, as ruff keeps pyupgrade out of its defaults
+    opt_in_group = "TFP4"
     options = (target_version_option(
-        "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (unknown: reported without a fix, the message names the version)."
+        "Reported only where the target release warns about the spelling (nothing for a TensorFlow 1 target, or one older than the warning); the fix is offered only when the version is known and has the replacement (unknown: reported without a fix, the message says the target is unknown and from which release it warns)."
     ),)
 
     what_it_does = """
@@ -42,11 +45,17 @@ Checks for the `tf.data.experimental` spellings of APIs that now live in `tf.dat
 `tf.data.Dataset` static methods (`sample_from_datasets`, `choose_from_datasets`, `load`, `Counter`;
 `get_single_element` and `save` are reported without a fix).
 
-Nothing is reported where the project runs a TensorFlow that predates the replacement: a
-`target-version` (or inferred version) below it, or, with no version known, a module written for
-TensorFlow 1 (it imports `tensorflow.compat.v1` or `compat.v2`, kept running on 1.15, or calls `tf.Session`, `tf.contrib`,
-`tf.placeholder`, `tf.logging` ... through a plain `import tensorflow`) and a replacement from
-TensorFlow 2. There the experimental spelling is the only one.
+Off by default: this is upgrade advice, not performance (`extend-select = ["TFP4"]` turns it on).
+What is reported is keyed to the project's target TensorFlow (`target-version`, or the version
+inferred from its dependency files): a spelling is reported only where the target is a release on
+which it logs a deprecation warning (the release that added the replacement decorated the old one
+with TensorFlow's `deprecated`). `tf.data.experimental.AUTOTUNE` is a plain constant, still exported
+and silent on every 2.x, so it is never reported. A TensorFlow 1 target (below 2.0), or a module
+that runs only on TensorFlow 1 (it calls `tf.Session`, `tf.contrib`, `tf.placeholder`, `tf.logging`
+... through a plain `import tensorflow`), gets nothing: the experimental spelling is the only one
+there. With no target known, a spelling is reported with a message that says the target is unknown
+and from which release it warns; a module kept running on 1.15 (it imports `tensorflow.compat.v1`
+or `compat.v2`) is then not told about replacements that 1.15 lacks.
 
 Names are resolved through the module's imports (`import tensorflow as tf`,
 `from tensorflow.data import experimental`, `tf.compat.v1`), never by their text. Test files are
@@ -68,7 +77,7 @@ import tensorflow as tf
 ds = tf.data.TFRecordDataset(files)
 ds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))
 ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32, drop_remainder=True))
-ds = ds.prefetch(tf.data.experimental.AUTOTUNE)
+ds = ds.prefetch(tf.data.AUTOTUNE)
 """
     use_instead = """
 import tensorflow as tf
@@ -100,7 +109,8 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
 (`from tensorflow.data import experimental as tde`) or an argument spans several lines.
 """
     known_problems = """
-`from tensorflow.data.experimental import AUTOTUNE` is not reported (only attribute uses are).
+`from tensorflow.data.experimental import AUTOTUNE` is not reported (only attribute uses are); neither is
+`tf.data.experimental.AUTOTUNE` itself, which no release warns about.
 """
     references = (
         "[`tf.data.experimental.map_and_batch` (deprecated)](https://www.tensorflow.org/api_docs/python/tf/data/experimental/map_and_batch)",
@@ -116,27 +126,27 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         Valid("import tensorflow as tf\nfrom mylib import data\nds = ds.apply(data.experimental.map_and_batch(f, 32))\n"),
         Valid("import tensorflow as tf\nclass Opts:\n    AUTOTUNE = -1\nn = Opts.AUTOTUNE\n"),
         Valid("import tensorflow as tf\nAUTOTUNE = tf.data.AUTOTUNE\nds = ds.prefetch(AUTOTUNE)\n"),
-        # TensorFlow 1 code (`tf.Session`, `tf.contrib` through `import tensorflow`): the experimental
-        # spelling is the only one its TensorFlow has.
-        Valid("import tensorflow as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\nsess = tf.Session()\n"),
-        Valid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", target_version=(2, 3)),
-        Valid("import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n"),
+        # `tf.data.experimental.AUTOTUNE` is a plain constant, still exported and silent on every 2.x:
+        # nothing warns or breaks on any target, so there is nothing to report.
+        Valid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", target_version=(2, 15)),
+        Valid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n"),
+        Valid("import tensorflow as tf\nAUTOTUNE = tf.data.experimental.AUTOTUNE\n", target_version=(2, 21)),
+        # TensorFlow 1 code (`tf.Session`, `tf.contrib` through `import tensorflow`): it runs only on
+        # TensorFlow 1, where the experimental spelling is the only one (the BERT/facenet shape).
+        Valid("import tensorflow as tf\nds = ds.apply(tf.data.experimental.map_and_batch(parse, 32))\nsess = tf.Session()\n"),
+        # A TensorFlow 1 target (requirements pin 1.15): no TensorFlow 2 advice.
+        Valid(_HEADER + "ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32, drop_remainder=True))\n",
+              target_version=(1, 15)),
+        Valid(_HEADER + "ds = ds.apply(tf.data.experimental.parallel_interleave(load, 4))\n", target_version=(2, 1)),
+        Valid("import tensorflow.compat.v1 as tf\nds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n"),
         Valid("import tensorflow as tf\nds = tf.data.experimental.sample_from_datasets([a, b])\n", target_version=(2, 6)),
     )
     invalid = (
-        # No TensorFlow version known: reported, no fix (tf.data.AUTOTUNE exists from 2.4).
-        Invalid(_HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n", fixed=None),
+        # No TensorFlow version known: reported (it warns from 2.0), no fix; the message says so.
+        Invalid(_HEADER + "ds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n", fixed=None),
         Invalid(
-            _HEADER + "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n",
-            fixed=_HEADER + "ds = ds.prefetch(tf.data.AUTOTUNE)\n", target_version=(2, 15),
-        ),
-        Invalid(
-            "import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n",
-            fixed="import tensorflow.compat.v1 as tf\nds = ds.prefetch(tf.data.AUTOTUNE)\n", target_version=(2, 15),
-        ),
-        Invalid(
-            "import tensorflow as tf\nAUTOTUNE = tf.data.experimental.AUTOTUNE\n",
-            fixed="import tensorflow as tf\nAUTOTUNE = tf.data.AUTOTUNE\n", target_version=(2, 15),
+            "import tensorflow.compat.v1 as tf\nds = ds.apply(tf.data.experimental.unbatch())\n",
+            fixed="import tensorflow.compat.v1 as tf\nds = ds.unbatch()\n", target_version=(2, 15),
         ),
         Invalid(
             _HEADER + "ds = ds.apply(tf.data.experimental.map_and_batch(parse, 32, num_parallel_batches=4, drop_remainder=True))\n",
@@ -186,6 +196,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
             return
         version = context.settings.target_version
         tf1 = written_for_tf1(model) if version is None else False
+        tf1_only = runs_only_on_tf1(model) if version is None else False
         applied: Dict[cst.Call, cst.Call] = {}
         for site in model.calls:
             call = site.node
@@ -194,17 +205,19 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
                 applied[call.args[0].value] = call
         for site in model.attributes:
             entry = lookup(model.imports.spelled(site.node), self.code)
-            if entry is None or entry.form != "constant" or not applies(version, entry, tf1):
+            clause = effect(version, entry, tf1, tf1_only) if entry is not None and entry.form == "constant" else None
+            if clause is None:
                 continue
             fix = None
             new = respell(dotted_text(site.node) or "", entry)
             if new is not None and replacement_available(version, entry):
                 fix = FixPlan(SAFE, f"Use `{new}`", (NodeEdit(site.node, "replace", new),))
-            yield self.finding(self._message(entry, version), site.node, site.node, fix)
+            yield self.finding(self._message(entry, version, clause), site.node, site.node, fix)
         for site in model.calls:
             call = site.node
             entry = lookup(model.imports.spelled(call.func), self.code)
-            if entry is None or entry.form not in ("apply", "function") or not applies(version, entry, tf1):
+            clause = effect(version, entry, tf1, tf1_only) if entry is not None and entry.form in ("apply", "function") else None
+            if clause is None:
                 continue
             fix = None
             if replacement_available(version, entry) and not has_star_args(call) and entry.special != "report":
@@ -214,11 +227,11 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
                         fix = FixPlan(SAFE, f"Use `{new}`", (NodeEdit(call.func, "replace", new),))
                 elif call in applied:
                     fix = self._apply_fix(context, entry, applied[call], call)
-            yield self.finding(self._message(entry, version), call.func, call, fix)
+            yield self.finding(self._message(entry, version, clause), call.func, call, fix)
 
-    def _message(self, entry: Deprecation, version) -> str:
+    def _message(self, entry: Deprecation, version, clause: str) -> str:
         new = entry.new if entry.new.startswith("`") else f"`{entry.new}`"
-        return f"`{entry.old}` is deprecated; use {new}{version_note(version, entry)}"
+        return message(f"`{entry.old}`", clause, new, version, entry)
 
     def _apply_fix(self, context: RuleContext, entry: Deprecation, outer: cst.Call, inner: cst.Call) -> Optional[FixPlan]:
         model = context.model

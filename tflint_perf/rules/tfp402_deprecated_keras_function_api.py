@@ -9,7 +9,8 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import has_star_args, keyword_argument
-from tflint_perf.analysis.deprecations import TABLE, Deprecation, applies, lookup, replacement_available, respell, version_note, written_for_tf1
+from tflint_perf.analysis.deprecations import (TABLE, Deprecation, effect, lookup, message, replacement_available, respell,
+                                               runs_only_on_tf1, through_compat_v1, written_for_tf1)
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -17,7 +18,7 @@ from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes.building import code_in_block
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
-_STANDALONE = {entry.old: replace(entry, since=(2, 6)) for entry in TABLE if entry.form == "method"}
+_STANDALONE = {entry.old: replace(entry, since=(2, 6), warns_from=(2, 6)) for entry in TABLE if entry.form == "method"}
 _KEYWORDS = {entry.old.split(":")[1]: entry for entry in TABLE if entry.form == "keyword"}
 _METHODS = {entry.old[1:]: entry for entry in TABLE if entry.form == "method"}
 # `fit` keywords that Keras 3 (TensorFlow 2.16 and later) no longer accepts: they moved to `PyDataset`.
@@ -30,8 +31,10 @@ class DeprecatedKerasFunctionApi(Rule):
     name = "deprecated-keras-function-api"
     summary = "`tf.py_func`, `experimental_relax_shapes`, `mixed_precision.experimental`, `fit_generator` and kin"
     fix_availability = "sometimes"
+    default_enabled = False  # upgrade advice, not performance: opt-in, as ruff keeps pyupgrade out of its defaults
+    opt_in_group = "TFP4"
     options = (target_version_option(
-        "Nothing is reported where the project's TensorFlow predates the replacement; the fix is offered only when the version is known and has it (from 2.16, Keras 3, `*_generator` keywords such as `workers` withhold it)."
+        "Reported only where the target release warns about the spelling or has removed it (nothing for a TensorFlow 1 target); the fix is offered only when the version is known and has the replacement (from 2.16, Keras 3, `*_generator` keywords such as `workers` withhold it)."
     ),)
 
     what_it_does = """
@@ -45,6 +48,18 @@ Checks for function and Keras APIs that were deprecated and then removed:
 - `model.fit_generator`, `evaluate_generator`, `predict_generator` (use `fit`, `evaluate`, `predict`,
   which take generators since TensorFlow 2.1; Keras 3 removed the `_generator` methods).
 
+Off by default: this is upgrade advice, not performance (`extend-select = ["TFP4"]` turns it on;
+a `tf.py_func` in a `Dataset.map` function or a `tf.function` is a performance problem, which TFP201
+reports by default). What is reported is keyed to the project's target TensorFlow (`target-version`,
+or the version inferred from its dependency files): a spelling is reported only where the target
+release warns about it (`fit_generator` from 2.1, `experimental_relax_shapes` from 2.9, the
+experimental mixed-precision API from 2.4) or has removed it (`tf.py_func` from TensorFlow 2's
+namespace in 2.0, where `tf.compat.v1.py_func` still works and warns; the experimental
+mixed-precision API in 2.9; `enable_mixed_precision_graph_rewrite` in 2.6; `fit_generator` in 2.16),
+and the message says which. A TensorFlow 1 target, or a module that runs only on TensorFlow 1 (a
+`tf.Session` through a plain `import tensorflow`), gets no TensorFlow 2 advice. With no target known
+the message says so, and from which release the spelling warns or is removed.
+
 Names are resolved through the module's imports. `fit_generator` is reported only on a receiver the
 analysis can see is a Keras model (`keras.Sequential(...)`, `keras.Model(...)`, `load_model(...)`,
 a `keras.applications` model, a same-file subclass of `keras.Model`, or a name or `self.` attribute
@@ -53,7 +68,7 @@ skipped. The versions come from the table shared with TFP401 (`tflint_perf/analy
 """
     why_bad = """
 These spellings are gone from current releases: `tf.py_func` is not in TensorFlow 2's main
-namespace, the `mixed_precision.experimental` module was removed in TensorFlow 2.11 (after being
+namespace, the `mixed_precision.experimental` module was removed in TensorFlow 2.9 (after being
 deprecated in 2.4), and Keras 3 (the `tf.keras` of TensorFlow 2.16 and later) has no
 `fit_generator`. Code that still uses them fails when the environment is upgraded, and meanwhile
 logs deprecation warnings. `tf.py_func` also hides a Python callback that serialises the input
@@ -119,6 +134,12 @@ before, Keras up to 2.3 had no generator-taking `fit`).
         Valid("import keras\nmodel = keras.models.Sequential()\nmodel.fit_generator(gen, epochs=3)\n"),
         # The project runs TensorFlow 1.7: `py_func` is the only spelling it has.
         Valid("import tensorflow as tf\nx = tf.py_func(f, [y], tf.float32)\n", target_version=(1, 7)),
+        # A TensorFlow 1 target gets no TensorFlow 2 advice, though numpy_function exists in 1.15.
+        Valid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n", target_version=(1, 15)),
+        # TensorFlow 1 code (a Session through `import tensorflow`), target unknown: it runs only on 1.x.
+        Valid("import tensorflow as tf\nsess = tf.Session()\ny = tf.py_func(f, [x], tf.float32)\n"),
+        # fit_generator warns only from 2.1, where fit took generators.
+        Valid(_MODEL + "model.fit_generator(gen, epochs=5)\n", target_version=(2, 0)),
         Valid("import tensorflow as tf\nf = tf.function(g, experimental_relax_shapes=True)\n", target_version=(2, 8)),
         # Not TensorFlow's `function` decorator.
         Valid("import tensorflow as tf\nfrom mylib import function\n@function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n"),
@@ -142,8 +163,11 @@ before, Keras up to 2.3 had no generator-taking `fit`).
                 fixed="import keras\nmodel = keras.models.load_model('m.h5')\nmodel.evaluate(gen)\n", target_version=(2, 15)),
         Invalid("import tensorflow as tf\ny = tf.py_func(f, [x], tf.float32, stateful=False)\n",
                 fixed="import tensorflow as tf\ny = tf.numpy_function(f, [x], tf.float32)\n", target_version=(2, 15)),
+        # Through compat.v1 on a TensorFlow 2 target: it still works, and warns.
         Invalid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n",
-                fixed="import tensorflow.compat.v1 as tf\ny = tf.numpy_function(f, [x], tf.float32)\n", target_version=(1, 15)),
+                fixed="import tensorflow.compat.v1 as tf\ny = tf.numpy_function(f, [x], tf.float32)\n", target_version=(2, 15)),
+        # Code kept running on 1.15 and 2.x, target unknown: numpy_function exists on both (1.14 on).
+        Invalid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n", fixed=None),
         Invalid(
             "import tensorflow as tf\n@tf.function(experimental_relax_shapes=True)\ndef f(x):\n    return x\n",
             fixed="import tensorflow as tf\n@tf.function(reduce_retracing=True)\ndef f(x):\n    return x\n",
@@ -171,26 +195,29 @@ before, Keras up to 2.3 had no generator-taking `fit`).
             return
         version = context.settings.target_version
         tf1 = written_for_tf1(model) if version is None else False
+        tf1_only = runs_only_on_tf1(model) if version is None else False
         for site in model.calls:
             call = site.node
             spelled = model.imports.spelled(call.func)
             entry = lookup(spelled, self.code)
             if entry is not None and entry.form == "function":
-                if not applies(version, entry, tf1):
+                clause = effect(version, entry, tf1, tf1_only, compat=through_compat_v1(model, call.func))
+                if clause is None:
                     continue
                 fix = self._function_fix(context, site, entry) if replacement_available(version, entry) else None
-                yield self.finding(self._message(entry, version), call.func, call, fix)
+                yield self.finding(self._message(entry, version, clause), call.func, call, fix)
             elif spelled == "tf.function":
                 for arg in call.args:
                     keyword = arg.keyword.value if arg.keyword is not None else None
                     entry = _KEYWORDS.get(keyword or "")
-                    if entry is None or not applies(version, entry, tf1):
+                    clause = effect(version, entry, tf1, tf1_only) if entry is not None else None
+                    if clause is None:
                         continue
                     fix = None
                     if replacement_available(version, entry) and keyword_argument(call, entry.new_tail) is None:
                         fix = FixPlan(SAFE, f"Use `{entry.new_tail}`", (NodeEdit(arg.keyword, "replace", entry.new_tail),))
-                    message = f"`tf.function({keyword}=...)` is deprecated; use `{entry.new_tail}`{version_note(version, entry)}"
-                    yield self.finding(message, arg, arg, fix)
+                    yield self.finding(message(f"`tf.function({keyword}=...)`", clause, f"`{entry.new_tail}`", version, entry),
+                                       arg, arg, fix)
             elif spelled is None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _METHODS:
                 entry = _METHODS[call.func.attr.value]
                 origin = model.keras_models.origin(call.func.value, site.function, site.place, site.lambdas)
@@ -200,18 +227,18 @@ before, Keras up to 2.3 had no generator-taking `fit`).
                     # Standalone Keras's version follows TensorFlow's only from 2.6 (before, Keras < 2.4's
                     # `fit` took no generators): silent unless the project runs TensorFlow 2.6 or later.
                     entry = _STANDALONE[entry.old]
-                if not applies(version, entry, tf1) or (origin == "keras" and version is None):
+                    if version is None:
+                        continue
+                clause = effect(version, entry, tf1, tf1_only)
+                if clause is None:
                     continue
                 fix = self._method_fix(call, entry, version) if replacement_available(version, entry) else None
-                note = version_note(version, entry)
-                message = (
-                    f"`{entry.old_tail}` is deprecated (removed in Keras 3); `{entry.new_tail}` takes generators{note}"
-                )
-                yield self.finding(message, call.func.attr, call, fix)
+                replacement = f"`{entry.new_tail}`, which takes generators"
+                yield self.finding(message(f"`{entry.old_tail}`", clause, replacement, version, entry), call.func.attr, call, fix)
 
-    def _message(self, entry: Deprecation, version) -> str:
+    def _message(self, entry: Deprecation, version, clause: str) -> str:
         new = entry.new if "`" in entry.new else f"`{entry.new}`"
-        return f"`{entry.old}` is deprecated; use {new}{version_note(version, entry)}"
+        return message(f"`{entry.old}`", clause, new, version, entry)
 
     def _function_fix(self, context: RuleContext, site: CallSite, entry: Deprecation) -> Optional[FixPlan]:
         call = site.node

@@ -1,0 +1,279 @@
+"""How many rows an input evidently holds: one sample, a small batch, many rows, or unknown.
+
+``Model.predict`` is built for large inputs (it batches them itself) and wastes its setup on one
+sample; whether a call is worth a finding depends on which. Decided from how the input is written
+and where the names it reads are bound, never from how they are spelled:
+
+- ``ONE``: provably one row with its batch dimension: ``x[None]``, ``x[np.newaxis]``,
+  ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``tf.reshape(x, [1, -1])``, ``x[i:i + 1]``,
+  ``np.zeros((1, n))``, ``np.array([x])``, a layer or tokenizer called on a list of one
+  (``vectorize([sentence])``), ``tf.concat([one, more], axis=1)`` (a longer row), a tuple of such
+  inputs (``(inputs, state)``: inputs share their batch dimension). ``predict_on_batch`` returns
+  exactly what ``predict`` does on these.
+- ``FEW``: one sample or a small batch: a slice of at most ``SMALL_BATCH`` rows (``x[i:i + 32]``,
+  ``x[i * 20:(i + 1) * 20]``), ``np.random.normal(size=(20, latent_dim))``, one item of an array
+  (``x[i]``), one element of what a loop iterates (``for obs in observations``, ``for images,
+  labels in dataset``: a batch), ``next(batches)``, a Keras model or layer, a cast or an application's
+  ``preprocess_input`` applied to one of those.
+- ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
+  a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
+- ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
+
+A name is followed to the bindings that reach the use (and, in a loop around the call, those later
+in its body, which reach the next iteration); all of them must agree, except that ``x[k] = v``, ``x += v`` and a
+rebinding from the name itself along a non-batch axis (``x = tf.concat([x, token], axis=1)``)
+keep its rows.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Optional, Tuple
+
+import libcst as cst
+
+from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.names import dotted_text
+
+ONE = "one"
+FEW = "few"
+MANY = "many"
+UNKNOWN = "unknown"
+_SAME = "same"  # a rebinding that keeps the rows the name already has
+
+SMALL_BATCH = 1024  # rows: beyond this, predict's per-call setup is a small share of the call
+_EXPAND = frozenset({"numpy.expand_dims", "tf.expand_dims", "keras.ops.expand_dims"})
+_RESHAPE = frozenset({"tf.reshape", "numpy.reshape", "keras.ops.reshape"})
+_CONCAT = frozenset({"tf.concat", "numpy.concatenate", "keras.ops.concatenate"})
+_SHAPED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tf.zeros", "tf.ones",
+                     "numpy.random.rand", "numpy.random.randn", "numpy.random.normal", "numpy.random.uniform",
+                     "numpy.random.random", "tf.random.normal", "tf.random.uniform"})
+_SHARDS = frozenset({"numpy.array_split", "numpy.split"})
+# Functions that return what a one-element list holds, not a batch of one.
+_NOT_BATCHING = _CONCAT | frozenset({"numpy.stack", "tf.stack", "numpy.hstack", "numpy.vstack", "len", "list",
+                                     "tuple", "sum", "max", "min", "sorted", "zip", "enumerate"})
+_ROW_WISE = frozenset({"tf.cast", "tf.image.resize", "tf.image.convert_image_dtype", "numpy.asarray", "numpy.float32",
+                       "keras.ops.cast", "keras.ops.convert_to_tensor", "tf.convert_to_tensor"})
+_LAYER_ROOTS = ("keras.layers.", "keras_hub.layers.", "keras_nlp.layers.", "keras_cv.layers.")
+_ORDER = {ONE: 0, FEW: 1, MANY: 2}
+_MAX_DEPTH = 4
+
+
+def _join(first: Optional[str], second: str) -> Optional[str]:
+    """Bindings that disagree: the larger size, when both are known."""
+    if second == _SAME:
+        return first
+    if first is None:
+        return second
+    if UNKNOWN in (first, second):
+        return UNKNOWN
+    return first if _ORDER[first] >= _ORDER[second] else second
+
+
+def _count(rows: int) -> str:
+    return ONE if rows == 1 else FEW if rows <= SMALL_BATCH else MANY
+
+
+class Rows:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._loop_bodies: list = []  # the bodies of the loops around the call being sized
+
+    def of(self, expr: cst.BaseExpression, site: CallSite) -> str:
+        """ONE, FEW, MANY or UNKNOWN for ``expr``, an argument of ``site``."""
+        if self._is_pipeline_input(site, expr):
+            return MANY
+        self._loop_bodies = [loop.body for loop in site.loops]
+        found = self._rows(expr, site.function, site.place, site.lambdas, 0, frozenset())
+        return UNKNOWN if found == _SAME else found
+
+    def _is_pipeline_input(self, site: CallSite, expr: cst.BaseExpression) -> bool:
+        """A tf.data pipeline the call consumes (``model.predict(ds)``): batched by the pipeline."""
+        consumptions = self.model.pipelines.consumptions  # type: ignore[attr-defined]
+        return any(c.node is site.node or c.node is expr for c in consumptions)
+
+    def _rows(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+              lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> str:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        again = lambda e: self._rows(e, scope, place, lambdas, depth + 1, resolving)  # noqa: E731
+        if isinstance(expr, cst.Name):
+            if expr.value in resolving:
+                return _SAME
+            return self._name(expr, scope, place, lambdas, depth, resolving)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, scope, again)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, scope, place, lambdas, again)
+        if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
+            return again(expr.elements[0].value)  # several inputs of one model: they share the batch dimension
+        return UNKNOWN
+
+    def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], again) -> str:
+        if not expr.slice:
+            return UNKNOWN
+        first = expr.slice[0].slice
+        if isinstance(first, cst.Index):
+            value = first.value
+            if (isinstance(value, cst.Name) and value.value == "None") or (dotted_text(value) or "").endswith("newaxis"):
+                return ONE
+            if isinstance(expr.value, cst.Call) and self.model.call_name(expr.value) in _SHARDS:
+                return MANY  # np.array_split(x, n)[k]: one shard of many rows
+            return FEW  # one item of an array or a list: one sample
+        if isinstance(first, cst.Slice):
+            if first.lower is None and first.upper is None and first.step is None:
+                return again(expr.value)  # `x[:, i:i + 1]`: every row of x
+            span = self._span(first, scope)
+            return UNKNOWN if span is None else _count(span)
+        return UNKNOWN
+
+    def _span(self, piece: cst.Slice, scope: Optional[FunctionInfo]) -> Optional[int]:
+        """The rows a slice takes: ``a:a + k`` (k), ``i * k:(i + 1) * k`` (k), ``:k`` (k)."""
+        if piece.step is not None:
+            return None
+        lower, upper = piece.lower, piece.upper
+        if upper is None:
+            return None
+        if lower is None:
+            return self._integer(upper, scope)
+        code = self.model.module.code_for_node
+        if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and code(upper.left) == code(lower):
+            return self._integer(upper.right, scope)
+        if (isinstance(lower, cst.BinaryOperation) and isinstance(upper, cst.BinaryOperation)
+                and isinstance(lower.operator, cst.Multiply) and isinstance(upper.operator, cst.Multiply)
+                and code(lower.right) == code(upper.right)):
+            step = upper.left  # `(i + 1)` in `(i + 1) * k`, written in parentheses
+            if isinstance(step, cst.BinaryOperation) and isinstance(step.operator, cst.Add) \
+                    and code(step.left) == code(lower.left) and int_literal(step.right) == 1:
+                return self._integer(lower.right, scope)
+        return None
+
+    def _integer(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[int]:
+        value = int_literal(expr)
+        if value is not None:
+            return value
+        if isinstance(expr, cst.Name) and self.model.scope_bindings(expr.value, scope)[0] is None:
+            known = self.model.integer_values.integer(expr, None)  # type: ignore[attr-defined]
+            return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
+        return None
+
+    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
+        """The first dimension of a shape written as a tuple or a list."""
+        if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+            return self._integer(shape.elements[0].value, scope)
+        return None
+
+    def _call(self, call: cst.Call, scope: Optional[FunctionInfo], place: Place,
+              lambdas: Tuple[cst.Lambda, ...], again) -> str:
+        name = self.model.call_name(call) or ""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if name in _EXPAND:
+            axis = argument(call, "axis", 1)
+            return ONE if axis is not None and int_literal(axis.value) == 0 else UNKNOWN
+        if name in _RESHAPE or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "reshape" and not name):
+            shape = argument(call, "shape", 1) if name in _RESHAPE else (call.args[0] if call.args else None)
+            value = shape.value if shape is not None else None
+            rows = int_literal(value) if value is not None and not isinstance(value, (cst.Tuple, cst.List)) \
+                else self._leading(value, scope)
+            return ONE if rows == 1 else UNKNOWN
+        if name in _CONCAT:
+            axis = argument(call, "axis", 1)
+            pieces = positional[0] if positional else None
+            if axis is not None and (int_literal(axis.value) or 0) >= 1 and isinstance(pieces, (cst.List, cst.Tuple)) \
+                    and pieces.elements:
+                return again(pieces.elements[0].value)  # joined along a row: the rows of the first piece
+            return UNKNOWN
+        if name in _SHAPED:
+            shape = argument(call, "size", 2) if name.startswith("numpy.random.") and name not in (
+                "numpy.random.rand", "numpy.random.randn") else argument(call, "shape", 0)
+            if name in ("numpy.random.rand", "numpy.random.randn"):
+                rows = self._integer(positional[0], scope) if positional else None
+            else:
+                rows = self._leading(shape.value, scope) if shape is not None else None
+            return UNKNOWN if rows is None else _count(rows)
+        if name == "numpy.repeat":
+            count, axis = argument(call, "repeats", 1), argument(call, "axis", 2)
+            times = self._integer(count.value, scope) if count is not None else None
+            if times is not None and axis is not None and int_literal(axis.value) == 0 and positional:
+                base = again(positional[0])
+                return _count(times) if base == ONE else MANY if base == MANY else UNKNOWN
+            return UNKNOWN
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shard":
+            return MANY
+        if len(positional) == 1 and isinstance(positional[0], cst.List) and len(positional[0].elements) == 1 \
+                and name not in _NOT_BATCHING and not (isinstance(call.func, cst.Name) and call.func.value in _NOT_BATCHING):
+            return ONE  # `np.array([x])`, `tokenizer([sentence])`, `pad_sequences([tokens])`: a batch of one
+        if isinstance(call.func, cst.Name) and call.func.value == "next" and len(positional) == 1 \
+                and self.model.lookup_function("next", scope) is None:
+            return FEW  # one element of an iterator: a sample, or the next batch of a generator
+        if positional and self._keeps_rows(call, name, scope, place):
+            rows = again(positional[0])
+            return rows if rows in (ONE, FEW) else UNKNOWN
+        return UNKNOWN
+
+    def _keeps_rows(self, call: cst.Call, name: str, scope: Optional[FunctionInfo], place: Place) -> bool:
+        """A call that transforms each row of its first argument: a Keras model or layer applied to
+        a batch (a preprocessing ``Sequential``, an ``ImageConverter``), an application's
+        ``preprocess_input``, a cast or a resize."""
+        if name in _ROW_WISE or name.endswith(".preprocess_input"):
+            return True
+        if self.model.keras_models.is_model(call.func, scope, place):  # type: ignore[attr-defined]
+            return True
+        if isinstance(call.func, cst.Name):
+            bindings = self.model.reaching(call.func.value, scope, place) or []
+            return bool(bindings) and all(
+                b.kind == "assign" and isinstance(b.value, cst.Call)
+                and (self.model.call_name(b.value) or self._untracked(b.value.func)).startswith(_LAYER_ROOTS)
+                for b in bindings)
+
+    def _untracked(self, func: cst.BaseExpression) -> str:
+        """``keras_hub.layers.X`` as written, when ``keras_hub`` (not among the roots the import table
+        resolves) is imported under its own name."""
+        text = dotted_text(func) or ""
+        root = text.split(".", 1)[0]
+        return text if root in ("keras_hub", "keras_nlp", "keras_cv") and self.model.imports.is_bound(root) else ""
+        return False
+
+    def _name(self, expr: cst.Name, scope: Optional[FunctionInfo], place: Place,
+              lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> str:
+        reaching = self.model.reaching(expr.value, scope, place, lambdas)
+        if not reaching:
+            return UNKNOWN
+        found_scope, every = self.model.scope_bindings(expr.value, scope)
+        bindings = list(reaching)
+        if found_scope is scope:
+            # In a loop around the call, a binding later in the body reaches the next iteration.
+            bindings += [b for b in every if b.place.order > place.order and any(
+                body in b.place.blocks and body in place.blocks for body in self._loop_bodies)]
+        size: Optional[str] = None
+        for binding in bindings:
+            size = _join(size, self._binding(binding, depth, resolving | {expr.value}))
+            if size == UNKNOWN:
+                return UNKNOWN
+        return size or _SAME
+
+    def _binding(self, binding: Binding, depth: int, resolving: FrozenSet[str]) -> str:
+        if binding.kind in ("item", "augassign"):
+            return _SAME  # `x[0, t] = 1.`, `x += 1`: the same rows
+        if binding.kind == "assign" and binding.value is not None:
+            return self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+        if binding.kind == "for" and binding.value is not None:
+            return self._element(binding)
+        if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:
+            # `x, y = next(batches)`: the parts of one batch share its rows
+            found = self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+            return found if found == FEW else UNKNOWN
+        return UNKNOWN
+
+    def _element(self, binding: Binding) -> str:
+        """What a loop binds: one element of what it iterates (a sample, or one batch of a pipeline
+        or generator); not the index of ``range`` or ``enumerate``."""
+        if binding.kind != "for":
+            return UNKNOWN
+        iterated = binding.value
+        if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name):
+            if iterated.func.value == "range":
+                return UNKNOWN
+            if iterated.func.value == "enumerate":
+                return FEW if binding.path[:1] == (1,) else UNKNOWN
+        return FEW
