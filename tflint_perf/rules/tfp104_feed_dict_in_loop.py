@@ -7,7 +7,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.feeds import Feeds, Iteration
+from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import counts_epochs, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
@@ -256,6 +256,7 @@ is not reported: the values are bound before the loop, like a periodic validatio
         sessions: Optional[Sessions] = None
         feeds: Optional[Feeds] = None
         purposes: Optional[RunPurposes] = None
+        rollouts: Optional[Rollouts] = None
         reported = set()  # one finding per loop: its training step, not each run in it
         for site in model.calls:
             call = site.node
@@ -278,6 +279,9 @@ is not reported: the values are bound before the loop, like a periodic validatio
                 continue
             purposes = purposes or RunPurposes(model)
             if purposes.purpose(site, run_fetches(call)) not in self.purposes or purposes.feeds_back(feed, site):
+                continue
+            rollouts = rollouts or Rollouts(model)
+            if rollouts.from_rollout(feed, site):
                 continue
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:
