@@ -7,7 +7,13 @@ from typing import Iterable, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.element_maps import ElementReach
-from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
+from tflint_perf.analysis.elementwise import (
+    about_shapes_or_nan,
+    about_step_counter,
+    elementwise_leaves,
+    is_number,
+    scalar_operands,
+)
 from tflint_perf.analysis.loops import names_read
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
@@ -309,12 +315,17 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             if leaves[0] is None or leaves[1] is None:
                 continue
             if reaches:
+                # A number against the element, when the predicate compares the element and so proves
+                # it a scalar (`tf.cond(x < n, lambda: x, lambda: 0)`): both branches are scalars.
+                scalar = _scalar_against_number(model, pred.value, branches, leaves, tensors)
                 # Per element, the branches must be built from the same element values; what the map
                 # closes over (a window's height) is one value for every element, and `map_fn` would
                 # reject branches whose shapes differ from one element to the next.
                 leaves = [side & tensors for side in leaves]
-                if not leaves[0]:
+                if not leaves[0] and not scalar:
                     continue
+                if scalar:
+                    leaves = [leaves[0] | leaves[1]] * 2
             if leaves[0] != leaves[1]:
                 continue
             message = (
@@ -344,6 +355,16 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             return FixPlan(UNSAFE, f"Replace with `{where}`", (kept,), imports)  # one argument per line: keep it
         # Aligned under the bracket: one line if it fits, else the call's own line breaks.
         return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports, wrapped=(kept,))
+
+
+def _scalar_against_number(model: ModuleModel, pred: cst.BaseExpression, branches, leaves, elements) -> bool:
+    """One branch is a number and the other is built only from element values that the predicate
+    compares, which makes them scalars: the two branches have the same (scalar) shape."""
+    scalars = scalar_operands(model, pred) & elements
+    for (body, _), other in ((branches[0], leaves[1]), (branches[1], leaves[0])):
+        if is_number(body) and other and other <= scalars:
+            return True
+    return False
 
 
 def _per_element(model: ModuleModel, reach: ElementReach) -> str:
