@@ -69,7 +69,10 @@ Not reported:
   NaN guards (`tf.math.is_finite`, `is_nan`, `is_inf`);
 - branches whose shapes may differ (different tensors, a constant against a tensor, slicing
   against no slicing, `tf.zeros([0])`, `image * mask` against `image` where `mask` might
-  broadcast `image` to a larger shape): `tf.where` cannot return either shape;
+  broadcast `image` to a larger shape): `tf.where` cannot return either shape. A number against
+  the element of a `tf.map_fn` is reported when the predicate compares the element itself
+  (`tf.cond(tf.less(x, n), lambda: x, lambda: 0)`): the predicate of `tf.cond` is a scalar, so
+  the element is one too, and `tf.where(x < n, x, 0)` over the whole tensor does it;
 - predicates that are Python values (`True`, a Python comparison, a flag parameter), which
   `tf.function` resolves while tracing at no cost.
 - predicates on a training-step counter (`global_step < warmup_steps`, `optimizer.iterations`,
@@ -209,6 +212,12 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             "    return tf.cond(training, lambda: tf.minimum(coord, 1.0), lambda: tf.abs(coord))\n\n"
             "def jitter_boxes(boxes, training):\n    return tf.map_fn(lambda b: _jitter(b, training), boxes)\n"
         ),
+        # A number against the element, where nothing shows the element is a scalar (a row of a
+        # matrix): `tf.where` would broadcast the number to the row's shape, `tf.cond` keeps a scalar.
+        Valid(
+            _TF + "def mask_rows(rows):\n"
+            "    return tf.map_fn(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: 0.0), rows)\n"
+        ),
         # Learning-rate schedules: a predicate on the step counter, scalar branches.
         Valid(
             _TF + "@tf.function\ndef lr(step, warmup_lr, base_lr):\n"
@@ -267,6 +276,17 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             "def clip_boxes(image, boxes):\n    height = tf.cast(tf.shape(image)[0], tf.float32)\n"
             "    width = tf.cast(tf.shape(image)[1], tf.float32)\n"
             "    return tf.map_fn(lambda bbox: _clip_box(bbox, height, width), boxes)\n",
+        ),
+        # A per-element choice between the element and a number: the predicate compares the element,
+        # so it is a scalar, and so is the number (an A3C network's batch of option indices).
+        Invalid(
+            _TF + "class Network:\n    def build_losses(self):\n"
+            "        self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),\n"
+            "                                     self.options_placeholder)\n",
+            unsafe=True,
+            fixed=_TF + "class Network:\n    def build_losses(self):\n"
+            "        self.option_mask = tf.map_fn(lambda x: tf.where(tf.less(x, self.nb_options), x, 0),\n"
+            "                                     self.options_placeholder)\n",
         ),
         # Local one-line functions as branches: reported, but no fix.
         Invalid(
