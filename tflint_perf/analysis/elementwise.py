@@ -379,3 +379,34 @@ def _number_name(model: ModuleModel, name: str, scope) -> bool:
         if binding.kind != "assign" or not isinstance(value, (cst.Integer, cst.Float)):
             return False
     return True
+
+
+def scalar_operands(model: ModuleModel, pred: cst.BaseExpression) -> FrozenSet[str]:
+    """The values a ``tf.cond`` predicate compares element-wise (``tf.less(x, n)``, ``x > 0``,
+    ``tf.logical_and(a > 0, b < 1)``), which are therefore scalars: the predicate of ``tf.cond``
+    is a scalar, and an element-wise op's result is at least as large as each operand."""
+    found = set()
+    stack: List[cst.BaseExpression] = [pred]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            text = dotted_text(expr)
+            if text is not None and model.resolve(expr) is None:
+                found.add(text)
+        elif isinstance(expr, cst.Comparison):
+            stack.append(expr.left)
+            stack.extend(target.comparator for target in expr.comparisons)
+        elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
+            stack.append(expr.expression)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _SAFE_OPERATORS):
+            stack.extend((expr.left, expr.right))
+        elif isinstance(expr, cst.Call) and model.call_name(expr) in ELEMENTWISE:
+            stack.extend(arg.value for arg in expr.args if arg.keyword is None and not arg.star)
+    return frozenset(found)
+
+
+def is_number(expr: cst.BaseExpression) -> bool:
+    """A numeric literal: ``0``, ``1.0``, ``-1``."""
+    while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))

@@ -155,3 +155,124 @@ def _leaf(expr: cst.BaseExpression) -> Optional[str]:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
     return None
+
+
+# -- on-policy rollouts -------------------------------------------------------------------------
+# An environment's step: `env.step(action)`, `self.env.step(a)`, `train_env.step(...)`, `env.special_step(a, s)`.
+_ENVIRONMENT_NAME = re.compile(r"(?:^|_)env(?:ironment)?s?(?:_|\d|$)", re.IGNORECASE)
+_STEP_METHOD = re.compile(r"(?:^|_)step$")  # `step`, `special_step`
+_BUFFER_METHODS = frozenset({"append", "extend", "appendleft", "insert"})
+
+
+class Rollouts:
+    """Whether fed data is a rollout: read from a buffer (a local list or a ``self.x`` attribute of
+    the run's class) that is filled, on each environment step, in a loop that steps an environment
+    (``s1, r, d, _ = self.env.step(a)`` ... ``self.episode_buffer.append([s, a, r, s1])``). The data
+    exists only after those steps, so no input pipeline can run ahead of them. The buffer may be
+    read a few assignments away (``rollout = np.array(self.episode_buffer)``, ``obs = rollout[:, 0]``)
+    or handed in by a same-file caller (``self.train(episode_buffer, bootstrap)``)."""
+
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._steps: Optional[List[CallSite]] = None
+
+    def from_rollout(self, feed: cst.BaseExpression, site: CallSite) -> bool:
+        values = self._fed_values(feed, site.function, site.place, site.lambdas, 0)
+        return any(self._reads_rollout(value, scope, place, 0, set()) for value, scope, place in values)
+
+    def _fed_values(self, feed, scope, place: Place, lambdas, depth: int):
+        if depth > _MAX_DEPTH:
+            return []
+        if isinstance(feed, cst.Dict):
+            return [(el.value, scope, place) for el in feed.elements if isinstance(el, cst.DictElement)]
+        if isinstance(feed, cst.Name):
+            found = []
+            for binding in self.model.reaching(feed.value, scope, place, lambdas) or []:
+                if binding.kind == "assign" and binding.value is not None:
+                    found += self._fed_values(binding.value, binding.scope, binding.place, (), depth + 1)
+                elif binding.kind == "item" and binding.value is not None:
+                    found.append((binding.value, binding.scope, binding.place))
+            return found
+        return []
+
+    def _reads_rollout(self, expr: cst.BaseExpression, scope, place: Place, depth: int, seen: set) -> bool:
+        if depth > _MAX_DEPTH:
+            return False
+        stack: List[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute):
+                if isinstance(node.value, cst.Name) and node.value.value == "self":
+                    if self._is_rollout_buffer(node, scope):
+                        return True
+                    continue
+                stack.append(node.value)
+                continue
+            if isinstance(node, cst.Name):
+                key = (node.value, scope, place.order)
+                if key in seen:
+                    continue
+                seen.add(key)
+                if self._is_rollout_buffer(node, scope):
+                    return True
+                for binding in self.model.reaching(node.value, scope, place) or []:
+                    if binding.kind in ("assign", "augassign") and binding.value is not None:
+                        if self._reads_rollout(binding.value, binding.scope, binding.place, depth + 1, seen):
+                            return True
+                    elif binding.kind == "param" and binding.scope is not None:
+                        if self._passed_rollout(binding.scope, node.value, depth, seen):
+                            return True
+                continue
+            stack.extend(node.children)
+        return False
+
+    def _passed_rollout(self, function: FunctionInfo, name: str, depth: int, seen: set) -> bool:
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        for caller in self.model.call_graph.callers(function):
+            arg = argument(caller.node, name, index)
+            if arg is not None and not arg.star:
+                if self._reads_rollout(arg.value, caller.function, caller.place, depth + 1, seen):
+                    return True
+        return False
+
+    def _is_rollout_buffer(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> bool:
+        """``expr`` (a local name, or ``self.x``) is filled in a loop that steps an environment."""
+        owner = scope.owner if scope is not None else None
+        for site in self.model.calls:
+            func = site.node.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in _BUFFER_METHODS:
+                continue
+            receiver = func.value
+            if isinstance(expr, cst.Name):
+                same = isinstance(receiver, cst.Name) and receiver.value == expr.value and site.function is scope
+            else:
+                same = (
+                    isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
+                    and receiver.value.value == "self" and receiver.attr.value == expr.attr.value  # type: ignore[attr-defined]
+                    and owner is not None and site.function is not None and site.function.owner is owner
+                )
+            if same and self._steps_environment(site):
+                return True
+        return False
+
+    def _steps_environment(self, site: CallSite) -> bool:
+        """A loop around ``site`` (in its function or in a caller) also steps an environment."""
+        loops = set(site.loops) | self.model.call_graph.loops_reaching(site.function)
+        for step in self._environment_steps():
+            if loops & set(step.loops) or (step.function is site.function and step.function is not None and loops):
+                return True
+        return False
+
+    def _environment_steps(self) -> List[CallSite]:
+        if self._steps is None:
+            self._steps = [s for s in self.model.calls if _is_environment_step(s.node)]
+        return self._steps
+
+
+def _is_environment_step(call: cst.Call) -> bool:
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not _STEP_METHOD.search(func.attr.value):
+        return False
+    leaf = _leaf(func.value)
+    return leaf is not None and bool(_ENVIRONMENT_NAME.search(leaf))

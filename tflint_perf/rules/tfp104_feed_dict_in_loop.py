@@ -7,7 +7,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.feeds import Feeds, Iteration
+from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
 from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import counts_epochs, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
@@ -52,7 +52,9 @@ function named like a training step (`train_step`, `partial_fit`, `update`) that
 from a loop. Runs that fetch only metrics, losses, summaries or samples (evaluation over test
 batches, a logging re-run under `if step % 100 == 0`) are not the training step; neither is a
 feedback loop whose feed is what an earlier run returned (sampling, generation, on-policy
-rollouts), where no input pipeline could run ahead.
+rollouts), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
+from a buffer (a local list, or a `self.episode_buffer` of the run's class, a few assignments or a
+same-file call away) that a loop stepping an environment (`env.step(action)`) fills.
 
 Not reported either: feeds of only Python values and hyperparameters (literals, names bound to numbers
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
@@ -181,6 +183,19 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "            ob, reward, done, _ = env.step(action)\n            actions.append(action)\n"
             "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: action})\n"
         ),
+        # An A3C-style worker: the update feeds the rollout buffer that the acting loop fills on each
+        # environment step, read in another method; the data exists only after those steps.
+        Valid(
+            _TF1 + "import numpy as np\n\nclass Worker:\n    def train(self, bootstrap):\n"
+            "        rollout = np.array(self.episode_buffer)\n        observations = rollout[:, 0]\n"
+            "        feed_dict = {self.net.observation: np.stack(observations, axis=0), self.net.target: bootstrap}\n"
+            "        self.sess.run([self.net.apply_grads, self.net.loss], feed_dict=feed_dict)\n\n"
+            "    def play(self):\n        s = self.env.reset()\n        while not self.done:\n"
+            "            s1, r, self.done, _ = self.env.step(self.action)\n"
+            "            self.episode_buffer.append([s, s1, self.action, r])\n"
+            "            if len(self.episode_buffer) == 20:\n                self.train(0.0)\n"
+            "                self.episode_buffer = []\n            s = s1\n"
+        ),
         # A loop over a short literal tuple: two runs, not a loop over batches.
         Valid(
             _TF1 + "with tf.Session() as sess:\n    xb, yb = next_batch()\n    for flag in (True, False):\n"
@@ -241,6 +256,13 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
             "    run_step(sess, {x: xb, y: yb})\n"
         ),
+        # Batches gathered into a list from a data loader, not from an environment's steps.
+        Invalid(
+            _TF1 + "import numpy as np\n\nclass Trainer:\n    def train(self):\n"
+            "        feed = {self.x: np.stack(self.buffer)}\n        self.sess.run(self.train_op, feed_dict=feed)\n\n"
+            "    def fit(self, loader):\n        for sample in loader:\n            self.buffer.append(sample)\n"
+            "            if len(self.buffer) == 32:\n                self.train()\n                self.buffer = []\n"
+        ),
         # A session stored on self, used in a method called from a loop.
         Invalid(
             _TF1 + "class Trainer:\n    def __init__(self):\n        self.sess = tf.InteractiveSession()\n\n"
@@ -256,6 +278,7 @@ is not reported: the values are bound before the loop, like a periodic validatio
         sessions: Optional[Sessions] = None
         feeds: Optional[Feeds] = None
         purposes: Optional[RunPurposes] = None
+        rollouts: Optional[Rollouts] = None
         reported = set()  # one finding per loop: its training step, not each run in it
         for site in model.calls:
             call = site.node
@@ -278,6 +301,9 @@ is not reported: the values are bound before the loop, like a periodic validatio
                 continue
             purposes = purposes or RunPurposes(model)
             if purposes.purpose(site, run_fetches(call)) not in self.purposes or purposes.feeds_back(feed, site):
+                continue
+            rollouts = rollouts or Rollouts(model)
+            if rollouts.from_rollout(feed, site):
                 continue
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:

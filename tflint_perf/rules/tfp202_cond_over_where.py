@@ -7,7 +7,13 @@ from typing import Iterable, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.element_maps import ElementReach
-from tflint_perf.analysis.elementwise import about_shapes_or_nan, about_step_counter, elementwise_leaves
+from tflint_perf.analysis.elementwise import (
+    about_shapes_or_nan,
+    about_step_counter,
+    elementwise_leaves,
+    is_number,
+    scalar_operands,
+)
 from tflint_perf.analysis.loops import names_read
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
@@ -63,7 +69,10 @@ Not reported:
   NaN guards (`tf.math.is_finite`, `is_nan`, `is_inf`);
 - branches whose shapes may differ (different tensors, a constant against a tensor, slicing
   against no slicing, `tf.zeros([0])`, `image * mask` against `image` where `mask` might
-  broadcast `image` to a larger shape): `tf.where` cannot return either shape;
+  broadcast `image` to a larger shape): `tf.where` cannot return either shape. A number against
+  the element of a `tf.map_fn` is reported when the predicate compares the element itself
+  (`tf.cond(tf.less(x, n), lambda: x, lambda: 0)`): the predicate of `tf.cond` is a scalar, so
+  the element is one too, and `tf.where(x < n, x, 0)` over the whole tensor does it;
 - predicates that are Python values (`True`, a Python comparison, a flag parameter), which
   `tf.function` resolves while tracing at no cost.
 - predicates on a training-step counter (`global_step < warmup_steps`, `optimizer.iterations`,
@@ -203,6 +212,12 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             "    return tf.cond(training, lambda: tf.minimum(coord, 1.0), lambda: tf.abs(coord))\n\n"
             "def jitter_boxes(boxes, training):\n    return tf.map_fn(lambda b: _jitter(b, training), boxes)\n"
         ),
+        # A number against the element, where nothing shows the element is a scalar (a row of a
+        # matrix): `tf.where` would broadcast the number to the row's shape, `tf.cond` keeps a scalar.
+        Valid(
+            _TF + "def mask_rows(rows):\n"
+            "    return tf.map_fn(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: 0.0), rows)\n"
+        ),
         # Learning-rate schedules: a predicate on the step counter, scalar branches.
         Valid(
             _TF + "@tf.function\ndef lr(step, warmup_lr, base_lr):\n"
@@ -262,6 +277,17 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             "    width = tf.cast(tf.shape(image)[1], tf.float32)\n"
             "    return tf.map_fn(lambda bbox: _clip_box(bbox, height, width), boxes)\n",
         ),
+        # A per-element choice between the element and a number: the predicate compares the element,
+        # so it is a scalar, and so is the number (an A3C network's batch of option indices).
+        Invalid(
+            _TF + "class Network:\n    def build_losses(self):\n"
+            "        self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),\n"
+            "                                     self.options_placeholder)\n",
+            unsafe=True,
+            fixed=_TF + "class Network:\n    def build_losses(self):\n"
+            "        self.option_mask = tf.map_fn(lambda x: tf.where(tf.less(x, self.nb_options), x, 0),\n"
+            "                                     self.options_placeholder)\n",
+        ),
         # Local one-line functions as branches: reported, but no fix.
         Invalid(
             _TF + "@tf.function\ndef f(x):\n    def pos():\n        return x * 2.0\n\n    def neg():\n        return -x\n\n"
@@ -309,12 +335,17 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             if leaves[0] is None or leaves[1] is None:
                 continue
             if reaches:
+                # A number against the element, when the predicate compares the element and so proves
+                # it a scalar (`tf.cond(x < n, lambda: x, lambda: 0)`): both branches are scalars.
+                scalar = _scalar_against_number(model, pred.value, branches, leaves, tensors)
                 # Per element, the branches must be built from the same element values; what the map
                 # closes over (a window's height) is one value for every element, and `map_fn` would
                 # reject branches whose shapes differ from one element to the next.
                 leaves = [side & tensors for side in leaves]
-                if not leaves[0]:
+                if not leaves[0] and not scalar:
                     continue
+                if scalar:
+                    leaves = [leaves[0] | leaves[1]] * 2
             if leaves[0] != leaves[1]:
                 continue
             message = (
@@ -344,6 +375,16 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             return FixPlan(UNSAFE, f"Replace with `{where}`", (kept,), imports)  # one argument per line: keep it
         # Aligned under the bracket: one line if it fits, else the call's own line breaks.
         return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports, wrapped=(kept,))
+
+
+def _scalar_against_number(model: ModuleModel, pred: cst.BaseExpression, branches, leaves, elements) -> bool:
+    """One branch is a number and the other is built only from element values that the predicate
+    compares, which makes them scalars: the two branches have the same (scalar) shape."""
+    scalars = scalar_operands(model, pred) & elements
+    for (body, _), other in ((branches[0], leaves[1]), (branches[1], leaves[0])):
+        if is_number(body) and other and other <= scalars:
+            return True
+    return False
 
 
 def _per_element(model: ModuleModel, reach: ElementReach) -> str:
