@@ -44,6 +44,8 @@ class DatasetResult:
         if stable == elements.DIFFER:
             return NONDETERMINISTIC
         versus = elements.agreement(self.first, self.fixed)
+        if versus == elements.DIFFER:
+            return elements.DIFFER
         order = (elements.IDENTICAL, elements.SAME_MULTISET, elements.SAME_STRUCTURE)
         return stable if order.index(versus) <= order.index(stable) else elements.DIFFER
 
