@@ -362,3 +362,22 @@ def test_a_method_with_random_ops_in_a_parallel_map_says_why_even_with_a_seed(tm
         "does not fix (reader.py:22)"]
     assert before["elements"] == "same-structure" and "even with --seed" in before["elements_detail"]
     assert "--seed would" not in before["elements_detail"]
+
+
+def test_bench_reads_its_timings_with_the_same_statistics():
+    from tflint_perf.faces.harness import report
+    from tflint_perf.faces.harness.runner import Record
+
+    def records(before_times, after_times):
+        verdict = paired_verdict(before_times, after_times, cores=2)
+        made = []
+        for variant, times, speedup in (("before", before_times, 1.0), ("after", after_times, 1.5)):
+            made.append(Record("TFP101", "missing-prefetch", variant, "defaults", "2.21.0", "cpu", 2, len(times),
+                               1.0, 0.9, 1.1, speedup, "pass", "same", "codemod, --fix", list(times),
+                               [verdict.low, verdict.high], verdict.kind, verdict.text))
+        return made
+
+    clear = report.rows(records([1.0, 1.02, 0.99, 1.01, 1.0], [0.66, 0.67, 0.65, 0.66, 0.68]))[0]
+    noisy = report.rows(records([1.0, 0.6, 1.2, 0.7, 1.0], [0.7, 1.1, 0.6, 1.0, 0.7]))[0]
+    assert re.fullmatch(r"1\.50x \(1\.\d\d-1\.\d\d\)", clear[5])
+    assert re.fullmatch(r"1\.50x \(no measurable difference: 0\.\d\d-1\.\d\d\)", noisy[5])

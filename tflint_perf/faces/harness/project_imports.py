@@ -221,7 +221,8 @@ class Side:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
-        saved_path = list(sys.path)
+        saved_path, saved_bytecode = list(sys.path), sys.dont_write_bytecode
+        sys.dont_write_bytecode = True  # no __pycache__ written into the user's project
         saved = {name: module for name, module in list(sys.modules.items()) if self.owns(module)}
         for name in saved:
             del sys.modules[name]
@@ -240,6 +241,7 @@ class Side:
                 del sys.modules[name]
             sys.modules.update(saved)
             sys.path[:] = saved_path
+            sys.dont_write_bytecode = saved_bytecode
 
 
 def sides(layout: ProjectLayout, fixed: List[FixedModule]) -> Dict[str, Side]:
