@@ -55,7 +55,9 @@ class DatasetResult:
         if kind == elements.IDENTICAL:
             return f"identical ({count})"
         if kind == elements.DIFFER:
-            return f"differ: {elements.first_difference(self.first, self.fixed)}"
+            order_only = elements.agreement(self.first, self.fixed) == elements.SAME_MULTISET
+            return (f"differ: {elements.first_difference(self.first, self.fixed)}"
+                    + ("; the same elements, in another order" if order_only else ""))
         varies = f"the original pipeline gives different elements on two runs{' even with --seed' if seed is not None else ''}"
         why = "; ".join(cause.text for cause in causes) or "no cause found in the code (random ops the analysis " \
                                                              "cannot see, as in a py_function or a library)"
