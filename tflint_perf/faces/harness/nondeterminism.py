@@ -57,7 +57,8 @@ def static_causes(session: Session, files: Iterable[Path], root: Path) -> List[C
         name = _relative(path, root)
         found: List[Tuple[cst.Call, str, bool]] = []
         for op, _ in model.pipelines.ops(*_FUNCTION_OPS, "shuffle"):
-            found.extend(_op_causes(model, op.name, op.call))
+            if model.owns(op.call):  # an op of another module, reached through a helper, is reported there
+                found.extend(_op_causes(model, op.name, op.call))
         if found:
             offsets = locate(model.module, text, [call for call, _, _ in found])
             index = LineIndex(text)

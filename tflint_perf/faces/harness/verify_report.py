@@ -59,8 +59,10 @@ class DatasetResult:
             return (f"differ: {elements.first_difference(self.first, self.fixed)}"
                     + ("; the same elements, in another order" if order_only else ""))
         varies = f"the original pipeline gives different elements on two runs{' even with --seed' if seed is not None else ''}"
-        why = "; ".join(cause.text for cause in causes) or "no cause found in the code (random ops the analysis " \
-                                                             "cannot see, as in a py_function or a library)"
+        causes = explaining(causes, seed)
+        why = "; ".join(cause.text for cause in causes) or (
+            "no cause found in the code (random ops the analysis cannot see: in a function passed as an "
+            "argument, a py_function or a library)")
         hint = ""
         if seed is None and (not causes or any(cause.seed_fixes for cause in causes)):
             hint = "; --seed would fix the seedable ones"
@@ -71,6 +73,11 @@ class DatasetResult:
         else:
             what = "nothing comparable: even the structure or shapes vary"
         return f"{what}. Why: {varies}: {why}{hint}"
+
+
+def explaining(causes: List[elements.Cause], seed: Optional[int]) -> List[elements.Cause]:
+    """The causes that can explain a difference between two runs: with a seed, not those it fixes."""
+    return [cause for cause in causes if seed is None or not cause.seed_fixes]
 
 
 @dataclass
@@ -101,7 +108,7 @@ def json_lines(run: Run, results: List[DatasetResult]) -> str:
                 "speedup": 1.0 if label == "before" else round(verdict.ratio, 4),
                 **verdict.as_json(), "stopped": result.runs.stopped,
                 "elements": result.elements, "elements_detail": result.elements_text(options.seed, run.causes),
-                "nondeterminism": [cause.text for cause in run.causes] if result.varies else [],
+                "nondeterminism": [cause.text for cause in explaining(run.causes, options.seed)] if result.varies else [],
                 "synthetic_sources": run.sources_replaced if options.synthetic else None,
             }
             lines.append(json.dumps(record) + "\n")
