@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import REPO
 from tflint_perf.faces.harness.call_arguments import ArgumentError, Synthetic, parse_arguments
-from tflint_perf.faces.harness.local_modules import FixedTree, Side, local_modules
+from tflint_perf.faces.harness.project_imports import fixed_modules, layout_of, sides
 from tflint_perf.faces.harness.verify import describe
 
 PREPROCESSING = '''\
@@ -104,33 +104,29 @@ def test_sibling_modules_are_found_transitively(tmp_path):
     (tmp_path / "preprocessing.py").write_text(PREPROCESSING + "import helpers\n")
     (tmp_path / "helpers").mkdir()
     (tmp_path / "helpers" / "__init__.py").write_text("")
-    found = local_modules(tmp_path / "pipeline.py", PIPELINE)
-    assert found == {"preprocessing": tmp_path / "preprocessing.py", "helpers": tmp_path / "helpers"}
+    layout = layout_of(tmp_path / "pipeline.py", cwd=tmp_path)
+    assert layout.module_name == "pipeline"
+    assert [p.relative_to(tmp_path.resolve()).as_posix() for p in layout.reached] == [
+        "pipeline.py", "preprocessing.py", "helpers/__init__.py"]
 
 
 def test_each_side_imports_its_own_copy_of_a_fixed_sibling(tmp_path):
-    """The fixed side sees the fixed copy, also through a sibling that has no fix of its own."""
+    """The fixed side sees the fixed text, also through a sibling that has no fix of its own."""
     (tmp_path / "values.py").write_text("VALUE = 'original'\n")
     (tmp_path / "relay.py").write_text("from values import VALUE\n")
     main = tmp_path / "main.py"
     main.write_text("import relay\n")
-    fixer = (lambda path: (path.read_text().replace("original", "fixed"), ["a fix"])
-             if path.name == "values.py" else (path.read_text(), []))
-    modules = local_modules(main, main.read_text())
-    assert set(modules) == {"relay", "values"}
-    with FixedTree(modules, fixer) as tree:
-        assert [(source.name, fixes) for source, fixes in tree.fixes] == [("values.py", ["a fix"])]
-        before = Side([str(tmp_path)], set(modules))
-        after = Side([str(tree.root), str(tmp_path)], set(modules))
-        seen = {}
-        for label, side in (("before", before), ("after", after), ("before again", before)):
-            with side.active():
-                import relay  # noqa: F401 - imported for the side's module table
-
-                seen[label] = sys.modules["relay"].VALUE
-        assert seen == {"before": "original", "after": "fixed", "before again": "original"}
-        assert "relay" not in sys.modules and "values" not in sys.modules
-    assert not tree.root.exists()
+    layout = layout_of(main, cwd=tmp_path)
+    assert {p.name for p in layout.reached} == {"main.py", "relay.py", "values.py"}
+    fixed = [type("Fixed", (), {"path": (tmp_path / "values.py").resolve(), "text": "VALUE = 'fixed'\n",
+                                "fixes": ["a fix"]})()]
+    before, after = sides(layout, fixed).values()
+    seen = {}
+    for label, side in (("before", before), ("after", after), ("before again", before)):
+        seen[label] = side.import_module("main").relay.VALUE
+    assert seen == {"before": "original", "after": "fixed", "before again": "original"}
+    assert "relay" not in sys.modules and "values" not in sys.modules and "main" not in sys.modules
+    assert fixed_modules(layout, unsafe=False) == []  # nothing in these modules for `check` to fix
 
 
 def test_an_error_is_one_line_with_where_it_was_raised():
@@ -167,13 +163,15 @@ def error_lines(stderr: str) -> List[str]:
 @pytest.mark.tensorflow
 def test_a_seeded_shuffle_with_arguments_is_compared_element_by_element(tmp_path, tensorflow):
     write_project(tmp_path)
-    common = ("pipeline.py::make", "--args", "array((500, 4)), 16", "--steps", "6", "--step-ms", "0", "--repeats", "1")
+    common = ("pipeline.py::make", "--args", "array((500, 4)), 16", "--steps", "6", "--step-ms", "0", "--repeats", "1",
+              "--budget", "0")
     seeded = verify(tmp_path, *common, "--seed", "3", "--json")
     assert seeded.returncode == 0, seeded.stderr[-3000:]
     before, after = records(seeded.stdout)
     assert before["elements"] == after["elements"] == "identical" and before["batches"] == 6
     assert before["call"] == "make(array((500, 4), 'float32'), 16)" and before["seed"] == 3
-    assert before["fixes"] == [
+    assert before["fixes"] == [  # as `check --fix` finds them: decode, imported, is known to be stateless
+        "pipeline.py:7:67 TFP102 Pass `num_parallel_calls=tf.data.AUTOTUNE`",
         "pipeline.py:8:15 TFP101 Append `.prefetch(tf.data.AUTOTUNE)`",
         "preprocessing.py:10:13 TFP102 Pass `num_parallel_calls=tf.data.AUTOTUNE`",
     ]
@@ -182,10 +180,11 @@ def test_a_seeded_shuffle_with_arguments_is_compared_element_by_element(tmp_path
     text = verify(tmp_path, *common, "--seed", "3")
     assert text.returncode == 0, text.stderr[-3000:]
     lines = text.stdout.splitlines()
-    assert lines[:5] == [
+    assert lines[:6] == [
         "tflint-perf verify pipeline.py::make",
         "called make(array((500, 4), 'float32'), 16), seed 3",
         "fixes applied in memory (no file is changed):",
+        "  pipeline.py:7:67 TFP102 Pass `num_parallel_calls=tf.data.AUTOTUNE`",
         "  pipeline.py:8:15 TFP101 Append `.prefetch(tf.data.AUTOTUNE)`",
         "  preprocessing.py:10:13 TFP102 Pass `num_parallel_calls=tf.data.AUTOTUNE`",
     ]
@@ -193,7 +192,8 @@ def test_a_seeded_shuffle_with_arguments_is_compared_element_by_element(tmp_path
     # Without a seed the shuffle differs from run to run: nothing to compare.
     unseeded = verify(tmp_path, *common, "--json")
     assert unseeded.returncode == 0, unseeded.stderr[-3000:]
-    assert {r["elements"] for r in records(unseeded.stdout)} == {"nondeterministic"}
+    assert {r["elements"] for r in records(unseeded.stdout)} == {"same-structure"}
+    assert any("a shuffle without a seed (pipeline.py:7)" in cause for cause in records(unseeded.stdout)[0]["nondeterminism"])
     assert {r["seed"] for r in records(unseeded.stdout)} == {None}
 
 
@@ -215,13 +215,13 @@ def test_a_fix_in_an_imported_sibling_module_is_run(tmp_path, tensorflow):
             model.fit(make(), epochs=3)
     """))
     (tmp_path / "train.py").write_text("from loader import make\n\n\ndef pipeline():\n    return make()\n")
-    result = verify(tmp_path, "train.py::pipeline", "--steps", "3", "--step-ms", "0", "--repeats", "1",
+    result = verify(tmp_path, "train.py::pipeline", "--steps", "3", "--step-ms", "0", "--repeats", "1", "--budget", "0",
                     "--unsafe-fixes", "--json")
     assert result.returncode == 1, result.stderr[-3000:]
     before, _ = records(result.stdout)
     assert before["fixed_files"] == ["loader.py"] and "TFP302" in before["fixes"][0]
     assert before["elements"] == "differ" and before["call"] == "pipeline()"
-    assert not any(tmp_path.glob("tflint_perf_verify_*")), "the temporary tree stays out of the project"
+    assert not any(tmp_path.glob("tflint_perf_verify_*")), "nothing is written into the project"
 
 
 @pytest.mark.tensorflow

@@ -34,17 +34,28 @@ def register(subparsers) -> None:
     verify = subparsers.add_parser(
         "verify",
         help="time your own tf.data pipeline before/after the file's fixes (runs your code)",
-        description="Import FILE (this runs your code), call FUNCTION, which must return a tf.data.Dataset, "
-                    "once from the file as written and once from the file with its fixes applied in memory "
-                    "(and those of the modules it imports from its own directory), drain both, and report "
-                    "throughput and whether the elements are identical. "
-                    "Exit 0: identical (or not comparable); 1: the elements differ; 2: an error.",
+        description="Import FILE as the project runs it (this runs your code), call FUNCTION, which returns a "
+                    "tf.data.Dataset or a tuple, list or dict holding some, once as written and once with the "
+                    "fixes `check` finds in FILE and every project module it imports applied in memory, drain "
+                    "each dataset on both sides, and report the speed-up with its 95%% interval (before and after "
+                    "runs interleaved until the interval excludes 1 or the time budget ends) and what the "
+                    "elements say. Exit 0: identical or comparable as far as the pipeline allows; 1: the elements "
+                    "differ; 2: an error.",
     )
-    verify.add_argument("target", metavar="FILE::FUNCTION", help="e.g. train.py::make_dataset")
+    verify.add_argument("target", metavar="FILE::FUNCTION",
+                        help="e.g. train.py::make_dataset; FILE::FUNCTION[0] or FILE::FUNCTION['train'] picks one "
+                             "of the datasets returned; FILE::Class.method calls the method on an instance built "
+                             "with --init-args / --init-kwargs")
     verify.add_argument("--steps", type=_positive, default=50, help="batches to drain per run (default 50)")
     verify.add_argument("--step-ms", type=_non_negative, default=10.0,
                         help="simulated training step per batch, in milliseconds (default 10)")
-    verify.add_argument("--repeats", type=_positive, default=3, metavar="N", help="timed runs per side (default 3)")
+    verify.add_argument("--repeats", type=_positive, default=5, metavar="N",
+                        help="paired before/after runs at least, per dataset (default 5)")
+    verify.add_argument("--max-runs", type=_positive, default=30, metavar="N",
+                        help="paired runs at most, per dataset (default 30)")
+    verify.add_argument("--budget", type=_non_negative, default=60.0, metavar="SECONDS",
+                        help="no new paired run starts after this many seconds per dataset, decided or not "
+                             "(default 60)")
     verify.add_argument("--synthetic", action="store_true",
                         help="replace in-memory source data (from_tensor_slices / from_tensors) with random data "
                              "of the same shapes and dtypes")
@@ -55,6 +66,11 @@ def register(subparsers) -> None:
     verify.add_argument("--kwargs", default="", metavar="NAME=VALUE,...",
                         help="keyword arguments for FUNCTION, e.g. --kwargs \"batch_size=32, training=True\" "
                              "(or a dict literal); values as for --args")
+    verify.add_argument("--init-args", default="", metavar="VALUES",
+                        help="for FILE::Class.method: positional arguments of the class's constructor, as for "
+                             "--args (a new instance is built for every call)")
+    verify.add_argument("--init-kwargs", default="", metavar="NAME=VALUE,...",
+                        help="for FILE::Class.method: keyword arguments of the class's constructor, as for --kwargs")
     verify.add_argument("--seed", type=int, default=None,
                         help="seed TensorFlow (tf.random.set_seed, which also seeds shuffle), NumPy and Python "
                              "before each call, so shuffled or random pipelines can be compared element by element")
@@ -111,12 +127,14 @@ def run_verify_command(args: argparse.Namespace) -> int:
 
     try:
         arguments = parse_arguments(args.args, args.kwargs)
+        init_arguments = parse_arguments(args.init_args, args.init_kwargs)
     except ArgumentError as error:
         print(f"tflint-perf verify: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    options = VerifyOptions(steps=args.steps, step_ms=args.step_ms, repeats=args.repeats, synthetic=args.synthetic,
-                            unsafe_fixes=args.unsafe_fixes, rewrites_off=args.rewrites_off, as_json=args.json,
-                            arguments=arguments, seed=args.seed)
+    options = VerifyOptions(steps=args.steps, step_ms=args.step_ms, repeats=args.repeats, max_runs=args.max_runs,
+                            budget_s=args.budget, synthetic=args.synthetic, unsafe_fixes=args.unsafe_fixes,
+                            rewrites_off=args.rewrites_off, as_json=args.json, arguments=arguments,
+                            init_arguments=init_arguments, seed=args.seed)
     try:
         return verify(args.target, options)
     except VerifyError as error:

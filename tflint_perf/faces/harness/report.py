@@ -6,7 +6,6 @@ from typing import Dict, List, Sequence, Tuple
 
 from tflint_perf.faces.harness.runner import NEEDS_GPU, Environment, Record
 
-NO_EFFECT_BELOW = 1.3  # run-to-run noise on a shared 2-core machine reaches +-20-60% (rule-catalog 9.1)
 _HEADERS = ("rule", "name", "TF graph rewrites", "before s (min-max)", "after s (min-max)", "speedup",
             "equivalence", "after from")
 
@@ -30,7 +29,7 @@ def rows(records: Sequence[Record]) -> List[Tuple[str, ...]]:
             table.append((rule, before.name, rewrites_label, "-", "-", "-", "error: " + _first_line(before.equivalence_detail),
                           _origin(after)))
             continue
-        table.append((rule, before.name, rewrites_label, _seconds(before), _seconds(after), _speedup(after.speedup),
+        table.append((rule, before.name, rewrites_label, _seconds(before), _seconds(after), _speedup(after),
                       f"{after.equivalence}: {after.equivalence_detail}", _origin(after)))
     return table
 
@@ -62,7 +61,9 @@ def _title(environment: Environment, repeats: int) -> str:
 
 
 def _legend() -> str:
-    return (f"speedup = before median / after median; below {NO_EFFECT_BELOW}x read it as no effect (run-to-run noise). "
+    return ("speedup = before median / after median, with the 95% bootstrap interval of the ratio over the runs "
+            "paired by index (each variant in its own process; the statistics are verify's, harness/verdicts.py); "
+            "'no measurable difference' when the interval includes 1 or fewer than 5 runs were paired. "
             "'TF defaults': TensorFlow's default tf.data graph rewrites on; '<rewrite> off': switched off, "
             "as on TensorFlow versions without it.")
 
@@ -71,11 +72,16 @@ def _seconds(record: Record) -> str:
     return f"{record.median_s:.3f} ({record.min_s:.3f}-{record.max_s:.3f})"
 
 
-def _speedup(value) -> str:
-    if value is None:
+def _speedup(record: Record) -> str:
+    if record.speedup is None:
         return "-"
-    label = f"{value:.2f}x"
-    return label if value >= NO_EFFECT_BELOW or value <= 1 / NO_EFFECT_BELOW else f"{label} (no effect)"
+    label = f"{record.speedup:.2f}x"
+    if record.interval is None:
+        return label
+    low, high = record.interval
+    if record.verdict == "no measurable difference":
+        return f"{label} (no measurable difference: {low:.2f}-{high:.2f})"
+    return f"{label} ({low:.2f}-{high:.2f})"
 
 
 def _origin(record: Record) -> str:

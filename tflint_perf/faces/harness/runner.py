@@ -23,6 +23,7 @@ from tflint_perf.fixes.fixer import fix_text
 from tflint_perf.faces.harness.equivalence import check
 from tflint_perf.faces.harness.progress import Progress
 from tflint_perf.faces.harness.scenarios import Scenario
+from tflint_perf.faces.harness.verdicts import paired_verdict
 from tflint_perf.rules import rules_by_code
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding tflint_perf/
@@ -72,6 +73,11 @@ class Record:
     equivalence_detail: str
     after_source: str
     times_s: List[float] = field(default_factory=list)
+    # The same statistics as `verify` (harness/verdicts.py), over the runs paired by index: each
+    # variant runs in its own process, so the pairs are not interleaved in time.
+    interval: Optional[List[float]] = None
+    verdict: Optional[str] = None
+    verdict_text: Optional[str] = None
 
     def as_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=False)
@@ -210,8 +216,14 @@ def run_scenario(scenario: Scenario, options: BenchOptions, environment: Environ
         before_median = statistics.median(outcomes["before"]["times"])
         after_median = statistics.median(outcomes["after"]["times"])
         speedup = round(before_median / after_median, 3) if after_median > 0 else None
-        records.append(record("before", label, outcomes["before"]["times"], 1.0, result, verdict.summary, after.origin))
-        records.append(record("after", label, outcomes["after"]["times"], speedup, result, verdict.summary, after.origin))
+        pair = [record("before", label, outcomes["before"]["times"], 1.0, result, verdict.summary, after.origin),
+                record("after", label, outcomes["after"]["times"], speedup, result, verdict.summary, after.origin)]
+        timing = paired_verdict(outcomes["before"]["times"], outcomes["after"]["times"], environment.cores)
+        if timing is not None:
+            for line in pair:
+                line.interval = [round(timing.low, 4), round(timing.high, 4)]
+                line.verdict, line.verdict_text = timing.kind, timing.text
+        records.extend(pair)
     return records
 
 
