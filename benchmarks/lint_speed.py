@@ -531,10 +531,12 @@ def emptying(cache: Path) -> Callable[[int], None]:
 
 
 def copy_tree(source: Path, target: Path, suffixes: Tuple[str, ...] = (".py", ".ipynb"),
-              dependency_files: bool = True) -> None:
-    """Copy a tree's source files (and dependency files), as they are (once; a copy with the same file count is reused)."""
+              dependency_files: bool = True, limit: Optional[int] = None) -> None:
+    """Copy a tree's source files (and dependency files), as they are (once; a copy with the same file count is reused);
+    with ``limit``, only the first ``limit`` files in path order."""
     keep = suffixes + ((".toml", ".cfg", ".txt", ".yml", ".yaml") if dependency_files else ())
     files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in keep and ".tflint_perf_cache" not in p.parts)
+    files = files[:limit]
     if target.is_dir() and sum(1 for p in target.rglob("*") if p.is_file() and p.suffix in keep) == len(files):
         return
     shutil.rmtree(target, ignore_errors=True)
