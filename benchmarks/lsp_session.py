@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import shutil
@@ -328,7 +329,8 @@ DEPENDENCY_TOGGLE = Toggle("a random op typed into (or removed from) the importe
 TRAINER_IMPORT = "from trainer import input_pipeline\n"
 TRAINER_USE = ("\n\ndef fit_shared(args, model):\n"
                "    files = tf.data.Dataset.list_files(args.train)\n"
-               "    train = tf.data.TFRecordDataset(files).map(input_pipeline.decode).batch(args.batch).prefetch(AUTOTUNE)\n"
+               "    train = tf.data.TFRecordDataset(files).map(input_pipeline.decode)\n"
+               "    train = train.batch(args.batch).prefetch(AUTOTUNE)\n"
                "    model.fit(train, epochs=args.epochs)\n")
 
 
@@ -577,7 +579,7 @@ def run_session(args: argparse.Namespace, mode: str, root: Path, train: Path, de
             figures.update(dependency_edits(session, args.dependency_edits))
         figures["rss_end"] = session.rss()
     except TimeoutError:
-        figures["broken"] = "an answer did not come within %.0f s" % ANSWER_TIMEOUT
+        figures["broken"] = f"an answer did not come within {ANSWER_TIMEOUT:.0f} s"
     except ServerDied as died:
         figures["broken"] = str(died)
     finally:
@@ -665,7 +667,7 @@ def report(figures: Dict[str, Any], debounce_ms: float) -> float:
         print(f"    diagnostics per answer: {min(counts)}-{max(counts)}")
     dependency = figures.get("dependency", [])
     if dependency or figures.get("dependency_missing"):
-        print(f"  dependency edit (the imported module changed -> the training file's diagnostics)")
+        print("  dependency edit (the imported module changed -> the training file's diagnostics)")
         print(f"    {'as the client sees it':<44} {summary(dependency)}")
         if "dependency_changed" in figures:
             compared = len(dependency) - (0 if mode == "pull" else 1)
@@ -675,8 +677,8 @@ def report(figures: Dict[str, Any], debounce_ms: float) -> float:
             print(f"    {figures['stale_pulls']} pulls after a workspace/diagnostic/refresh still gave the training "
                   f"file's diagnostics from before the edit (pulled again on the next refresh)")
         if figures.get("dependency_missing"):
-            print(f"    no diagnostics for the training file within {DEPENDENCY_TIMEOUT:.0f} s of an edit of the imported "
-                  f"module: not re-checked (after {len(dependency)} that were)")
+            print(f"    no diagnostics for the training file within {DEPENDENCY_TIMEOUT:.0f} s of an edit of the "
+                  f"imported module: not re-checked (after {len(dependency)} that were)")
     rss = figures.get("rss", [])
     if rss:
         print("  server RSS (MiB, with children): " + ", ".join(
@@ -685,9 +687,14 @@ def report(figures: Dict[str, Any], debounce_ms: float) -> float:
         if len(rss) >= 2:
             grown = rss[-1][1] - rss[0][1]
             per_edit = grown / max(1, rss[-1][0]) * 1024
-            print(f"    change from after warm-up to edit {rss[-1][0]}: {grown:+.1f} MiB ({per_edit:+.1f} KiB per edit)")
+            print(f"    change from after warm-up to edit {rss[-1][0]}: {grown:+.1f} MiB "
+                  f"({per_edit:+.1f} KiB per edit)")
+        if len(rss) >= 3:
+            later = (rss[-1][1] - rss[1][1]) / max(1, rss[-1][0] - rss[1][0]) * 1024
+            print(f"    change from edit {rss[1][0]} to edit {rss[-1][0]}: {rss[-1][1] - rss[1][1]:+.1f} MiB "
+                  f"({later:+.1f} KiB per edit)")
     status = figures.get("exit")
-    print(f"  shutdown + exit: {'exit status %d' % status if status is not None else 'KILLED (did not exit)'} "
+    print(f"  shutdown + exit: {f'exit status {status}' if status is not None else 'KILLED (did not exit)'} "
           f"in {figures.get('close', float('nan')) * 1000:.0f} ms; requests from the server: "
           f"{', '.join(figures.get('requests_from_server', [])) or 'none'}")
     if not edits:
@@ -722,7 +729,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "second column (default: tflint-perf's DEBOUNCE_S for its server, else 0)")
     parser.add_argument("--full-sync", action="store_true", help="send the whole text even if the server "
                         "takes incremental changes")
-    parser.add_argument("--settings", help="JSON given as initializationOptions and answered to workspace/configuration")
+    parser.add_argument("--settings", help="JSON given as initializationOptions and answered to "
+                        "workspace/configuration")
     parser.add_argument("--check-runs", type=int, default=7, help="runs of each fresh check (default 7)")
     parser.add_argument("--rss-every", type=int, default=50, help="edits between RSS samples (default 50)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/tflint_perf_lsp_session"))
@@ -774,7 +782,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     fresh = statistics.median(walls["no-cache" if "no-cache" in walls else "given"])
     print("\nagainst the goals (re-check median under 100 ms, at most 1/4 of a fresh check process):")
     for mode, median in medians.items():
-        if median != median:  # nan: the session broke
+        if math.isnan(median):  # the session broke
             print(f"  {mode}: no figure (the session broke)")
             continue
         label = "push, minus the debounce" if mode == "push" and args.debounce_ms else mode
