@@ -705,10 +705,11 @@ def _load() -> str:
     return f"{one:.2f} (1-minute load average; 5-minute {five:.2f})"
 
 
-def _tflint_perf_origin(python: str) -> str:
-    """Which checkout is timed: a PYTHONPATH checkout wins over an installed one."""
+def _tflint_perf_origin(python: str, cwd: Optional[Path] = None) -> str:
+    """Which checkout is timed: a PYTHONPATH checkout wins over an installed one (and a checkout in ``cwd``, where
+    the timed commands run, over both)."""
     found = subprocess.run([python, "-c", "import tflint_perf; print(tflint_perf.__file__)"], capture_output=True,
-                           text=True).stdout.strip()
+                           text=True, cwd=cwd).stdout.strip()
     root = Path(found).parent.parent if found else None
     commit = ""
     if root is not None and (root / ".git").exists():

@@ -761,7 +761,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"  date        {time.strftime('%Y-%m-%d %H:%M')}")
     print(f"  machine     {os.cpu_count()} CPUs ({_cpu_model()}), {_memory()}")
     print(f"  server      {' '.join(args.server_cmd)} (debounce {args.debounce_ms:.0f} ms)")
-    print(f"  tflint-perf {_tflint_perf_origin(sys.executable)}")
+    print(f"  tflint-perf {_tflint_perf_origin(sys.executable, root)}")
     print(f"  command     {' '.join([os.path.basename(sys.executable)] + sys.argv)}")
     print(f"  load        {_load()} at start")
     print(f"  project     {root}: {files} .py files; training file {train.relative_to(root)} ({lines} lines)"
