@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import math
 import os
 import shlex
@@ -226,6 +227,8 @@ class Document:
         self.text = path.read_text(encoding="utf-8")
         self.version = 1
         self.language = language
+        self.seen = {hash(self.text)}
+        self.repeats = 0  # edits that made a text this document already had (should stay 0: see Rewrite)
 
     def open_params(self) -> Dict[str, Any]:
         return {"textDocument": {"uri": self.uri, "languageId": self.language, "version": self.version,
@@ -237,6 +240,8 @@ class Document:
                                   "text": new}
         self.text = self.text[:start] + new + self.text[end:]
         self.version += 1
+        self.repeats += hash(self.text) in self.seen
+        self.seen.add(hash(self.text))
         if not incremental:
             change = {"text": self.text}
         return {"textDocument": {"uri": self.uri, "version": self.version}, "contentChanges": [change]}
@@ -245,54 +250,69 @@ class Document:
 Edit = Tuple[int, int, str]  # start offset, end offset, new text
 
 
-class Toggle:
-    """A change that alternates between two spellings, ``before`` <-> ``after``, of one place: inside the
-    definition that begins with ``anchor`` (up to the next top-level one)."""
+class Rewrite:
+    """A change of one place: the first match of ``pattern`` inside the definition that begins with ``anchor`` (up
+    to the next top-level one), replaced by ``replace(match, serial)``, ``serial`` counting the session's edits.
 
-    def __init__(self, name: str, anchor: str, before: str, after: str) -> None:
+    Every edit must leave a text the server has never seen: a server may remember results by text (tflint-perf's
+    workspace does), and a text seen before would time a lookup, not a re-check. So the edits that undo one another
+    also write a number that only this edit writes (``fresh_number``)."""
+
+    def __init__(self, name: str, anchor: str, pattern: str, replace: Callable[["re.Match[str]", int], str]) -> None:
         self.name = name
         self.anchor = anchor
-        self.before = before
-        self.after = after
+        self.pattern = re.compile(pattern)
+        self.replace = replace
 
-    def edit(self, text: str) -> Optional[Edit]:
+    def edit(self, text: str, serial: int) -> Optional[Edit]:
         start = text.find(self.anchor)
         if start < 0:
             return None
         end = text.find("\n\n\n", start)
-        end = len(text) if end < 0 else end
-        # ``after`` first: a typed statement's ``after`` holds its ``before``.
-        for old, new in ((self.after, self.before), (self.before, self.after)):
-            at = text.find(old, start, end)
-            if at >= 0:
-                return at, at + len(old), new
-        return None
+        match = self.pattern.search(text, start, len(text) if end < 0 else end)
+        if match is None:
+            return None
+        return match.start(), match.end(), self.replace(match, serial)
 
 
-def training_edits(text: str) -> List[Toggle]:
-    """The realistic edits of a ``lint_speed.training_script`` file, in the order they cycle, one place each time."""
+def fresh_number(serial: int) -> str:
+    """A number no other edit of the session writes, and that no generated file holds (``0.1`` and the like)."""
+    return f"0.{serial + 1000}"
+
+
+def training_edits(text: str) -> List[Rewrite]:
+    """The realistic edits of a ``lint_speed.training_script`` file, in the order they cycle, one place each time:
+    a statement typed into a function (removed the next time round: the file keeps its size), a ``Dataset.map`` call
+    given ``num_parallel_calls`` or stripped of it (its finding comes and goes), a number retyped."""
     blocks = sum(1 for n in range(10_000) if f"def augment_{n}(" in text)
-    toggles: List[Toggle] = []
+    edits: List[Rewrite] = []
     flip = "    image = tf.image.random_flip_left_right(image)\n"
     for n in range(blocks):
-        toggles.append(Toggle("type a statement into a function body", f"def augment_{n}(", flip,
-                              f"{flip}    image = tf.image.random_contrast(image, 0.8, 1.2)\n"))
-        toggles.append(Toggle("change a Dataset.map call", f"def make_dataset_{n}(", f"ds = ds.map(parse_{n})\n",
-                              f"ds = ds.map(parse_{n}, num_parallel_calls=AUTOTUNE)\n"))
-        toggles.append(Toggle("retype a number", f"def augment_{n}(", "random_brightness(image, 0.1)",
-                              "random_brightness(image, 0.15)"))
-    return toggles
+        edits.append(Rewrite("type a statement into a function body", f"def augment_{n}(",
+                             re.escape(flip) + r"(    image = tf\.image\.random_contrast\(image, [0-9.]+, 1\.2\)\n)?",
+                             lambda match, serial: flip if match.group(1) else
+                             f"{flip}    image = tf.image.random_contrast(image, {fresh_number(serial)}, 1.2)\n"))
+        edits.append(Rewrite("change a Dataset.map call", f"def make_dataset_{n}(",
+                             rf"ds = ds\.map\(parse_{n}(, num_parallel_calls=AUTOTUNE)?\)\n",
+                             lambda match, serial, n=n: f"ds = ds.map(parse_{n})\n" if match.group(1) else
+                             f"ds = ds.map(parse_{n}, num_parallel_calls=AUTOTUNE)\n"))
+        edits.append(Rewrite("retype a number", f"def augment_{n}(", r"random_brightness\(image, [0-9.]+\)",
+                             lambda match, serial: f"random_brightness(image, {fresh_number(serial)})"))
+    return edits
 
 
-def generic_edits(text: str) -> List[Toggle]:
-    """For a file given with ``--project``: a statement typed below each ``def`` line."""
-    toggles = []
+def generic_edits(text: str) -> List[Rewrite]:
+    """For a file given with ``--project``: a statement typed below each ``def`` line, its number retyped each time."""
+    edits = []
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith("def ") and stripped.endswith(":") and line.endswith("\n"):
             indent = line[: len(line) - len(line.lstrip())] + "    "
-            toggles.append(Toggle("type a statement into a function body", line, line, f"{line}{indent}_edited = 1\n"))
-    return toggles
+            edits.append(Rewrite("type a statement into a function body", line,
+                                 re.escape(line) + rf"({re.escape(indent)}_edited = [0-9.]+\n)?",
+                                 lambda match, serial, line=line, indent=indent:
+                                 f"{line}{indent}_edited = {fresh_number(serial)}\n"))
+    return edits
 
 
 # -- the project -------------------------------------------------------------------------------------
@@ -312,6 +332,7 @@ def decode(record):
     }
     example = tf.io.parse_single_example(record, features)
     image = tf.io.decode_jpeg(example["image"], channels=3)
+    image = tf.image.adjust_brightness(image, 0.1)
     return tf.image.resize(image, [224, 224]) / 255.0, example["label"]
 
 
@@ -323,9 +344,10 @@ def make_dataset(pattern, batch_size):
 '''
 # The training file maps its pipeline with ``input_pipeline.decode``: whether that function is stateful (a random
 # op) changes the training file's TFP102 (no safe fix then), so its diagnostics follow the dependency's edits.
-DECODED = '    image = tf.io.decode_jpeg(example["image"], channels=3)\n'
-DEPENDENCY_TOGGLE = Toggle("a random op typed into (or removed from) the imported decoding function", "def decode(",
-                           DECODED, DECODED + "    image = tf.image.random_flip_left_right(image)\n")
+DEPENDENCY_EDIT = Rewrite("the imported decoding function's op made random or not", "def decode(",
+                          r"    image = tf\.image\.(adjust|random)_brightness\(image, [0-9.]+\)\n",
+                          lambda match, serial: "    image = tf.image.{}_brightness(image, {})\n".format(
+                              "random" if match.group(1) == "adjust" else "adjust", fresh_number(serial)))
 TRAINER_IMPORT = "from trainer import input_pipeline\n"
 TRAINER_USE = ("\n\ndef fit_shared(args, model):\n"
                "    files = tf.data.Dataset.list_files(args.train)\n"
@@ -410,6 +432,7 @@ class Session:
         self.dependency = Document(dependency) if dependency is not None else None
         self.pushes_in_pull_mode = False
         self.stale_pulls = 0  # pulled answers after a refresh that did not reflect the change yet
+        self._serial = 0
         self.mode = mode
 
     def start(self) -> Dict[str, Any]:
@@ -522,6 +545,11 @@ class Session:
             except TimeoutError:
                 pass
 
+    def serial(self) -> int:
+        """A new number for each edit of the session (see ``Rewrite``)."""
+        self._serial += 1
+        return self._serial
+
     def settle(self, quiet: float = 0.5) -> None:
         """Wait until the server has sent nothing for the debounce and ``quiet`` seconds more."""
         while True:
@@ -550,8 +578,8 @@ def run_session(args: argparse.Namespace, mode: str, root: Path, train: Path, de
         figures["open"], figures["open_count"] = session.open(session.train)
         # The edits cycle through the kinds, and each kind through its places (A0 B0 C0 A1 B1 C1 ...), so that
         # a place is changed back the next time round and the text stays the same size.
-        toggles = training_edits(session.train.text) or generic_edits(session.train.text)
-        if not toggles:
+        edits = training_edits(session.train.text) or generic_edits(session.train.text)
+        if not edits:
             raise SystemExit(f"no place to edit found in {train}")
         times: List[float] = []
         counts: List[int] = []
@@ -560,10 +588,10 @@ def run_session(args: argparse.Namespace, mode: str, root: Path, train: Path, de
         if args.warmup == 0:
             rss.append((0, session.rss()))
         for number in range(args.warmup + args.edits):
-            toggle = toggles[number % len(toggles)]
-            change = toggle.edit(session.train.text)
+            rewrite = edits[number % len(edits)]
+            change = rewrite.edit(session.train.text, session.serial())
             if change is None:
-                raise SystemExit(f"edit {number}: '{toggle.name}' found nothing to change")
+                raise SystemExit(f"edit {number}: '{rewrite.name}' found nothing to change")
             took, items = session.edit(session.train, change, session.train)
             measured = number - args.warmup + 1
             if measured == 0:
@@ -571,13 +599,14 @@ def run_session(args: argparse.Namespace, mode: str, root: Path, train: Path, de
             elif measured > 0:
                 times.append(took)
                 counts.append(len(items))
-                by_kind.setdefault(toggle.name, []).append(took)
+                by_kind.setdefault(rewrite.name, []).append(took)
                 if measured % args.rss_every == 0 or measured == args.edits:
                     rss.append((measured, session.rss()))
         figures.update(edits=times, counts=counts, by_kind=by_kind, rss=rss)
         if session.dependency is not None and args.dependency_edits:
             figures.update(dependency_edits(session, args.dependency_edits))
         figures["rss_end"] = session.rss()
+        figures["repeated_texts"] = session.train.repeats + (session.dependency.repeats if session.dependency else 0)
     except TimeoutError:
         figures["broken"] = f"an answer did not come within {ANSWER_TIMEOUT:.0f} s"
     except ServerDied as died:
@@ -594,14 +623,15 @@ def dependency_edits(session: Session, edits: int) -> Dict[str, Any]:
     dependency = session.dependency
     session.open(dependency)
     session.settle()  # opening it may re-check the training file: not the answer to the first edit
-    toggle = DEPENDENCY_TOGGLE if DEPENDENCY_TOGGLE.edit(dependency.text) else generic_edits(dependency.text)[0]
+    rewrite = DEPENDENCY_EDIT if DEPENDENCY_EDIT.edit(dependency.text, 0) else generic_edits(dependency.text)[0]
     times: List[float] = []
     changed = 0
-    before = signature(session.pull_diagnostics(session.train)[1]) if session.pull and toggle is DEPENDENCY_TOGGLE \
+    before = signature(session.pull_diagnostics(session.train)[1]) if session.pull and rewrite is DEPENDENCY_EDIT \
         else None
     for _ in range(edits):
         try:
-            took, items = session.edit(dependency, toggle.edit(dependency.text), session.train, DEPENDENCY_TIMEOUT,
+            took, items = session.edit(dependency, rewrite.edit(dependency.text, session.serial()), session.train,
+                                       DEPENDENCY_TIMEOUT,
                                        differing_from=before)
         except TimeoutError:  # a server that re-checks only the edited file: no point asking again
             return {"dependency": times, "dependency_missing": True}
@@ -665,6 +695,9 @@ def report(figures: Dict[str, Any], debounce_ms: float) -> float:
     counts = figures.get("counts", [])
     if counts:
         print(f"    diagnostics per answer: {min(counts)}-{max(counts)}")
+    if figures.get("repeated_texts"):
+        print(f"    WARNING: {figures['repeated_texts']} edits made a text the document had before: their answers may "
+              f"have come from the server's memory of results")
     dependency = figures.get("dependency", [])
     if dependency or figures.get("dependency_missing"):
         print("  dependency edit (the imported module changed -> the training file's diagnostics)")
