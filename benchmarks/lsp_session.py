@@ -1,7 +1,7 @@
 """A scripted editor session against a language server: how fast a re-check after an edit is, and whether memory grows.
 
     python benchmarks/lsp_session.py [--edits 200] [--files 1000] [--lines 1000] [--project DIR --train REL_PATH]
-    python benchmarks/lsp_session.py --server-cmd "/work/benchenv/bin/ruff server" --check-cmd "ruff check --no-cache"
+    python benchmarks/lsp_session.py --server-cmd "ruff server" --check-cmd "ruff check --no-cache --exit-zero"
 
 The client is written here, over stdio, with nothing but the standard library (JSON-RPC 2.0 with
 ``Content-Length`` framing), so that any server can be timed the same way: by default
@@ -14,15 +14,16 @@ The session, as an editor would run it:
    ``tf-models-official``), and a package ``trainer/`` holding a ``--lines``-line training script
    (``lint_speed.training_script``) that imports ``trainer/input_pipeline.py``; or ``--project DIR``
    with ``--train`` naming its training file and ``--dependency`` a module that file imports;
-2. ``initialize`` (the root as the one workspace folder), ``didOpen`` of the training file and of the
-   module it imports, and the time to the first diagnostics;
+2. ``initialize`` (the root as the one workspace folder), ``didOpen`` of the training file, and the
+   time to its first diagnostics;
 3. ``--warmup`` edits not counted, then ``--edits`` edits of the training file, one ``didChange`` each
    (incremental when the server offers it, else the full text), cycling through three realistic
    edits at a different place each time: a statement typed into a function body (and removed the
    next time round), a ``Dataset.map`` call given or stripped of ``num_parallel_calls``, a number
    retyped; each edit waits for its answer before the next is sent;
-4. ``--dependency-edits`` edits of the imported module (its pipeline gains or loses its
-   ``prefetch``), each timed to the training file's next diagnostics;
+4. ``didOpen`` of the imported module, then ``--dependency-edits`` edits of it (the decoding function
+   the training file maps with made stateful or not, which changes the training file's TFP102), each
+   timed to the training file's next diagnostics;
 5. ``shutdown`` and ``exit``.
 
 What is timed, in two sessions (``--diagnostics push,pull``):
