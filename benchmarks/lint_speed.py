@@ -531,10 +531,12 @@ def emptying(cache: Path) -> Callable[[int], None]:
 
 
 def copy_tree(source: Path, target: Path, suffixes: Tuple[str, ...] = (".py", ".ipynb"),
-              dependency_files: bool = True) -> None:
-    """Copy a tree's source files (and dependency files), as they are (once; a copy with the same file count is reused)."""
+              dependency_files: bool = True, limit: Optional[int] = None) -> None:
+    """Copy a tree's source files (and dependency files), as they are (once; a copy with the same file count is reused);
+    with ``limit``, only the first ``limit`` files in path order."""
     keep = suffixes + ((".toml", ".cfg", ".txt", ".yml", ".yaml") if dependency_files else ())
     files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in keep and ".tflint_perf_cache" not in p.parts)
+    files = files[:limit]
     if target.is_dir() and sum(1 for p in target.rglob("*") if p.is_file() and p.suffix in keep) == len(files):
         return
     shutil.rmtree(target, ignore_errors=True)
@@ -703,10 +705,11 @@ def _load() -> str:
     return f"{one:.2f} (1-minute load average; 5-minute {five:.2f})"
 
 
-def _tflint_perf_origin(python: str) -> str:
-    """Which checkout is timed: a PYTHONPATH checkout wins over an installed one."""
+def _tflint_perf_origin(python: str, cwd: Optional[Path] = None) -> str:
+    """Which checkout is timed: a PYTHONPATH checkout wins over an installed one (and a checkout in ``cwd``, where
+    the timed commands run, over both)."""
     found = subprocess.run([python, "-c", "import tflint_perf; print(tflint_perf.__file__)"], capture_output=True,
-                           text=True).stdout.strip()
+                           text=True, cwd=cwd).stdout.strip()
     root = Path(found).parent.parent if found else None
     commit = ""
     if root is not None and (root / ".git").exists():
