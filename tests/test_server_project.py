@@ -155,6 +155,21 @@ async def test_pulled_diagnostics(tmp_path: Path) -> None:
         assert target not in client.diagnostics  # a pulling client is not also pushed diagnostics
 
 
+@pytest.mark.asyncio
+async def test_a_pull_right_after_a_change_elsewhere_gets_the_recheck_not_the_old_result(project: Path) -> None:
+    """data.py's text did not change, but train.py's change decides its findings: pulled before the
+    debounced re-check of data.py has run, it must be checked now, not answered with its last result."""
+    async with serving(project, pull=True) as client:
+        data = open_file(client, project / "data.py")
+        open_file(client, project / "train.py")
+        asked = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=data))
+        assert codes((await client.text_document_diagnostic_async(asked)).items) == ["TFP102"]
+        change(client, project / "train.py", EVALUATES, 2)
+        train = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri(project / "train.py")))
+        await client.text_document_diagnostic_async(train)  # train.py checked now: data.py's re-check is scheduled
+        assert list((await client.text_document_diagnostic_async(asked)).items) == []
+
+
 def _open_notebook(client, path: Path, cells) -> list:
     cell_uris = [f"vscode-notebook-cell:{path}#W{index}" for index in range(len(cells))]
     client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(

@@ -141,6 +141,21 @@ def test_results_are_bounded(project, monkeypatch):
     assert workspace.memory()["results"] == 3
 
 
+def test_results_of_one_file_are_bounded_over_an_editing_session(project):
+    """An editor checks each keystroke's text: only the last few results of a file are kept, so memory
+    does not grow per edit; the most recent text (undo, a re-check) is still answered from memory."""
+    workspace = workspace_for(project / "train.py", project)
+    other = findings(workspace, project, "pkg/helpers.py")
+    for version in range(3 * workspace_module.RESULTS_PER_FILE):
+        text = TRAIN + f"\nVERSION = {version}\n"
+        workspace.check_text(text, "train.py", Settings(root=project), path=project / "train.py")
+    assert workspace.memory()["results"] == workspace_module.RESULTS_PER_FILE + 1  # and helpers.py's one
+    runs = workspace.checks_run
+    workspace.check_text(text, "train.py", Settings(root=project), path=project / "train.py")
+    assert workspace.checks_run == runs
+    assert findings(workspace, project, "pkg/helpers.py") == other and workspace.checks_run == runs
+
+
 def test_a_module_without_first_party_edges_is_checked_on_its_own(project):
     (project / "alone.py").write_text(textwrap.dedent("""\
         import tensorflow as tf

@@ -17,7 +17,7 @@ Life cycle:
   it imports, its importers two levels up: ``Project.affected_by``) and nothing else.
 - *check*: ``check_text`` reuses every model and result that the change did not touch.
 - *evict*: memory is bounded by counts: at most ``project.index.MAX_MODULES`` models (least recently built first),
-  ``MAX_RESULTS`` results (least recently used first) and ``MAX_WORKSPACES`` projects per process.
+  ``MAX_RESULTS`` results (least recently used first; ``RESULTS_PER_FILE`` of each file) and ``MAX_WORKSPACES`` projects per process.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ from tflint_perf.project.session import Session, forget_trees
 from tflint_perf.text.diagnostics import Diagnostic
 
 MAX_RESULTS = 4096  # checks remembered per workspace (a result is a few diagnostics: small)
+# Results remembered per file: an editor's undo and redo find theirs, and a long editing session does not keep
+# one result per keystroke (tens of KiB each for a large file with many findings) until MAX_RESULTS.
+RESULTS_PER_FILE = 4
 MAX_WORKSPACES = 8  # projects kept per process (a language server has one per workspace folder)
 
 
@@ -44,6 +47,7 @@ class Workspace:
         self.project = project
         self.session = Session(project, engine.parse_first_party)
         self._results: "OrderedDict[Hashable, List[Diagnostic]]" = OrderedDict()
+        self._keys_of_file: Dict[Hashable, "OrderedDict[Hashable, None]"] = {}
         self.checks_run = 0  # checks that ran the rules (not served from memory)
         self._standalone: Counter = Counter()  # modules with no first-party edge, modelled on their own
 
@@ -96,10 +100,18 @@ class Workspace:
             self._standalone[path] += 1
         diagnostics = engine.check_text(text, filename, settings, codes, apply_noqa=apply_noqa, tree=tree,
                                  path=path, session=session)
-        self._results[key] = list(diagnostics)
-        while len(self._results) > MAX_RESULTS:
-            self._results.popitem(last=False)
+        self._remember(key, diagnostics)
         return diagnostics
+
+    def _remember(self, key: Hashable, diagnostics: List[Diagnostic]) -> None:
+        self._results[key] = list(diagnostics)
+        keys = self._keys_of_file.setdefault(key[:2], OrderedDict())  # the key starts with the path and the name
+        keys[key] = None
+        while len(keys) > RESULTS_PER_FILE:
+            self._results.pop(keys.popitem(last=False)[0], None)
+        while len(self._results) > MAX_RESULTS:
+            oldest, _ = self._results.popitem(last=False)
+            self._keys_of_file.get(oldest[:2], {}).pop(oldest, None)
 
     def _key(self, text: str, filename: str, settings: Settings, codes: Optional[Set[str]], path: Optional[Path],
              apply_noqa: bool, in_project: bool) -> Hashable:

@@ -168,12 +168,18 @@ class TflintPerfServer(LanguageServer):
         if document is None or document.uri not in self.documents.open:
             return None
         checked = self.documents.checked.get(document.uri)
-        if checked is None or checked.version != document.version or checked.text != document.text:
+        if checked is None or checked.version != document.version or checked.text != document.text \
+                or self._awaits_recheck(document.uri):
             pending = self.pending.pop(document.uri, None)
             if pending is not None:
                 pending.cancel()  # checked here instead: the text was taken in when it changed
             checked = self.check_now(document.uri, pulled)
         return (document, checked) if checked is not None else None
+
+    def _awaits_recheck(self, uri: str) -> bool:
+        """A module another one's change affects is re-checked later (debounced): until then its last check is
+        stale though its own text did not change, and a request about it (a pull after a refresh) must not get it."""
+        return uri in self.pending or any(uri in dependents for dependents in self.after.values())
 
     def recheck_all(self) -> None:
         for uri in list(self.documents.open):
