@@ -11,6 +11,7 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.values import Op, State
 
@@ -21,13 +22,20 @@ DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data
 SHUFFLE_TRANSFORMATIONS = frozenset({"tf.data.experimental.shuffle_and_repeat"})
 MAP_OPS = frozenset({"map", "map_with_legacy_function"})
 # Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
-# pipeline made of nothing else does no work a prefetch could overlap with the training step.
-# (`Dataset.range` is left out: in real code it stands in for a source whose work follows in a map.)
+# pipeline made of nothing else (and of maps that only pick and reshape) does no work a prefetch could
+# overlap with the training step. (`Dataset.range` is left out: in real code it stands in for a source
+# whose work follows in a map.)
 IN_MEMORY_SOURCES = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors"})
 REGROUPING_OPS = frozenset(
     {"batch", "padded_batch", "shuffle", "repeat", "cache", "take", "skip", "enumerate", "unbatch", "rebatch",
      "with_options", "shard", "prefetch", "concatenate"}
 )
+# TensorFlow ops that only change a tensor's shape or dtype: a map function calling nothing else does no
+# more work than one that picks its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`).
+LAYOUT_OPS = frozenset(
+    {"tf.expand_dims", "tf.reshape", "tf.squeeze", "tf.cast", "tf.identity", "tf.ensure_shape"}
+)
+_CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
 # Nodes that compute something: a map function holding one does work per element.
 _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
                 cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
@@ -50,25 +58,40 @@ class StatePredicates:
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
-        ((x, y)).shuffle(n).batch(32)`): there is nothing for a prefetch to overlap."""
+        ((x, y)).shuffle(n).batch(32)`), its maps only picking and reshaping, or when a generator makes
+        up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
-        if self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+        name = self.model.call_name(source.node)
+        if name == "tf.data.Dataset.from_generator" and draws_only(self.model, source.node, self.scope_of(source.node)):
+            return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
+        if name not in IN_MEMORY_SOURCES:
             return True
-        return any(op.name not in REGROUPING_OPS for op in state.ops)
+        return any(op.name not in REGROUPING_OPS and not self._trivial_map(op) for op in state.ops)
+
+    def synthetic(self, state: State) -> bool:
+        """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
+        .map(lambda _: tf.random.normal([n, d]))`, noise for a GAN or fake data, with no input to read."""
+        return self._one_element(state.source) and any(op.name == "repeat" for op in state.ops) and all(
+            op.name in MAP_OPS | {"repeat", "batch"} for op in state.ops)
+
+    def _trivial_map(self, op: Op) -> bool:
+        function = argument(op.call, "map_func", 0) if op.name in MAP_OPS else None
+        return function is not None and is_trivial_function(function.value, self.model, self.scope_of(op.call))
 
     def replays_one_element(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
         `from_tensors(x).repeat()`, the idiom for synthetic input (benchmarks, fake data)."""
-        source = state.source
+        return self._one_element(state.source) and all(op.name == "repeat" for op in state.ops_before(call))
+
+    def _one_element(self, source) -> bool:
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return False
         name = self.model.call_name(source.node)
-        one = name == "tf.data.Dataset.from_tensors" or (
+        return name == "tf.data.Dataset.from_tensors" or (
             name == "tf.data.Dataset.range" and len(source.node.args) == 1 and int_literal(source.node.args[0].value) == 1
         )
-        return one and all(op.name == "repeat" for op in state.ops_before(call))
 
     def reshuffles(self, op: Op) -> bool:
         """The op shuffles anew on every pass: `shuffle(n)` (not `reshuffle_each_iteration=False`, a
@@ -98,13 +121,15 @@ class StatePredicates:
 
 
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
-                        scope: Optional[FunctionInfo] = None) -> bool:
-    """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, a module-level name bound once to such a lambda, or a same-file
-    `def split_input_target(chunk)` that returns `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+                        scope: Optional[FunctionInfo] = None, depth: int = 0) -> bool:
+    """A map function that only picks, slices, regroups and reshapes its arguments (`lambda x, y: x`,
+    `lambda w: (w[:-1], w[1:])`, `lambda x, y: (x, tf.expand_dims(y, -1))`, a module-level name bound
+    once to such a lambda, or a same-file `def split_input_target(chunk)` that returns `chunk[:-1],
+    chunk[1:]`, or `lambda ex: labeler(ex, i)` calling such a def): no arithmetic and no call but the
+    layout ops (`reshape`, `expand_dims`, `cast`...), so running it on several elements at once gains
     nothing measurable."""
     if isinstance(expr, cst.Lambda):
-        return _only_regroups(expr.body)
+        return _only_regroups(expr.body, model, scope, depth)
     if isinstance(expr, cst.Name) and model is not None:
         function = model.lookup_function(expr.value, scope)
         if function is None:
@@ -112,7 +137,7 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
             # module level and not shadowed where the map is.
             value = model.module_values.get(expr.value)
             module_level = model.scope_bindings(expr.value, scope)[0] is None
-            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body)
+            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body, model, scope, depth)
         if function.node.decorators:
             return False
         body = function.node.body
@@ -120,9 +145,10 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
         for statement in statements:
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
                 small = statement.body[0]
-                if isinstance(small, cst.Assign) and _only_regroups(small.value):
+                if isinstance(small, cst.Assign) and _only_regroups(small.value, model, function, depth):
                     continue
-                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(small.value):
+                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(
+                        small.value, model, function, depth):
                     continue
                 if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
                     continue  # a docstring
@@ -131,7 +157,8 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
     return False
 
 
-def _only_regroups(node: cst.CSTNode) -> bool:
+def _only_regroups(node: cst.CSTNode, model: Optional[ModuleModel], scope: Optional[FunctionInfo],
+                   depth: int) -> bool:
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -140,6 +167,19 @@ def _only_regroups(node: cst.CSTNode) -> bool:
                 current.expression, (cst.Integer, cst.Float)
             ):
                 continue  # `w[-1]`: a negative index
+            if isinstance(current, cst.Call) and model is not None and _cheap_call(current, model, scope, depth):
+                stack.extend(arg.value for arg in current.args)
+                continue
             return False
         stack.extend(current.children)
     return True
+
+
+def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:
+    """A layout op (`tf.expand_dims(y, -1)`), or a same-file function that only regroups
+    (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
+    if model.call_name(call) in LAYOUT_OPS:
+        return True
+    return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
+        model.lookup_function(call.func.value, scope) is not None and \
+        is_trivial_function(call.func, model, scope, depth + 1)
