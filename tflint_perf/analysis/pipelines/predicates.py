@@ -10,9 +10,10 @@ from typing import Callable, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
+from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Op, State
 
 # Ops that may follow a prefetch without undoing it.
@@ -22,8 +23,7 @@ DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data
 SHUFFLE_TRANSFORMATIONS = frozenset({"tf.data.experimental.shuffle_and_repeat"})
 MAP_OPS = frozenset({"map", "map_with_legacy_function"})
 # Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
-# pipeline made of nothing else (and of maps that only pick and reshape) does no work a prefetch could
-# overlap with the training step. (`Dataset.range` is left out: in real code it stands in for a source
+# pipeline made of nothing else does no work a prefetch could overlap with the training step. (`Dataset.range` is left out: in real code it stands in for a source
 # whose work follows in a map.)
 IN_MEMORY_SOURCES = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors"})
 REGROUPING_OPS = frozenset(
@@ -35,6 +35,15 @@ REGROUPING_OPS = frozenset(
 LAYOUT_OPS = frozenset(
     {"tf.expand_dims", "tf.reshape", "tf.squeeze", "tf.cast", "tf.identity", "tf.ensure_shape"}
 )
+# Ops that only move a batch's values around (and one cheap reduction): a map after `batch` calling
+# nothing else runs once per batch on next to no work (`split_window`, a per-batch `transpose`).
+BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
+    {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
+)
+_PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
+BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
+# Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
+_BATCHED_SOURCES = PREFETCHED_SOURCES
 _CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
 # Nodes that compute something: a map function holding one does work per element.
 _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
@@ -58,8 +67,7 @@ class StatePredicates:
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
-        ((x, y)).shuffle(n).batch(32)`), its maps only picking and reshaping, or when a generator makes
-        up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
+        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
@@ -68,7 +76,7 @@ class StatePredicates:
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
         if name not in IN_MEMORY_SOURCES:
             return True
-        return any(op.name not in REGROUPING_OPS and not self._trivial_map(op) for op in state.ops)
+        return any(op.name not in REGROUPING_OPS for op in state.ops)
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
@@ -76,9 +84,21 @@ class StatePredicates:
         return self._one_element(state.source) and any(op.name == "repeat" for op in state.ops) and all(
             op.name in MAP_OPS | {"repeat", "batch"} for op in state.ops)
 
-    def _trivial_map(self, op: Op) -> bool:
-        function = argument(op.call, "map_func", 0) if op.name in MAP_OPS else None
-        return function is not None and is_trivial_function(function.value, self.model, self.scope_of(op.call))
+    def runs_per_batch(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` sees whole batches: a `batch` comes before it (and no `unbatch` after that),
+        or the source is a Keras loader that batches (`timeseries_dataset_from_array(..., batch_size=32)`)."""
+        for op in reversed(state.ops_before(call)):
+            if op.name in BATCHING_OPS:
+                return True
+            if op.name in {"unbatch", "flat_map", "interleave", "rebatch"}:
+                return False
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        if self.model.call_name(source.node) not in _BATCHED_SOURCES:
+            return False
+        size = keyword_argument(source.node, "batch_size")
+        return size is None or not (isinstance(size.value, cst.Name) and size.value.value == "None")
 
     def replays_one_element(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
@@ -183,3 +203,57 @@ def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo
     return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
         model.lookup_function(call.func.value, scope) is not None and \
         is_trivial_function(call.func, model, scope, depth + 1)
+
+
+def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
+                      depth: int = 0) -> bool:
+    """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
+    `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
+    (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
+    to no work. Python arithmetic on settings (`'box_%d' % level`) is allowed; loops and branches too."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            and expr.value.value == "self":
+        function = _patched_method(model, expr.attr.value)
+    if function is None:
+        return False
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and not all(
+            (model.resolve(d.decorator) or "").startswith("tf.") for d in node.decorators):
+        return False  # `@tf.function`, `@tf.autograph.experimental.do_not_convert` leave the work as it is
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        stack.extend(current.children)
+        if not isinstance(current, cst.Call):
+            continue
+        if model.call_name(current) in BATCH_LAYOUT_OPS:
+            continue
+        func = current.func
+        if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
+            continue
+        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1):
+            continue
+        return False
+    return True
+
+
+def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
+    """`self.split_window` in a notebook that defines `def split_window(self, ...)` at module level and
+    attaches it with `WindowGenerator.split_window = split_window`."""
+    function = model.module_functions.get(name)
+    if function is None:
+        return None
+    params = function.node.params.params
+    if not params or params[0].name.value != "self":
+        return None
+    for statement in model.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == name \
+                        and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == name for t in small.targets):
+                    return function
+    return None
