@@ -44,16 +44,8 @@ class GeneratorSlices:
 
 def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[GeneratorSlices]:
     """For ``Dataset.from_generator(gen, ...)`` at ``call``: what ``gen`` slices, or None (see module doc)."""
-    if keyword_argument(call, "args") is not None or len(call.args) > 4 or any(a.star for a in call.args):
-        return None
-    first = argument(call, "generator", 0)
-    if first is None or not isinstance(first.value, cst.Name):
-        return None
-    generator = model.lookup_function(first.value.value, scope)
-    if generator is None or generator.node.decorators or generator.class_info is not None:
-        return None
-    params = generator.node.params
-    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+    generator = _plain_generator(model, call, scope) if len(call.args) <= 4 else None
+    if generator is None:
         return None
     loop = _only_loop(generator.node)
     if loop is None:
@@ -83,21 +75,30 @@ def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[Functio
     return GeneratorSlices(generator, structure, tuple(dict.fromkeys(used)), evidence)
 
 
+def _plain_generator(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
+    """The generator of ``from_generator(gen, ...)`` at ``call`` when it is a same-file, undecorated,
+    module- or function-level ``def`` called without arguments (no ``args=``, no parameters)."""
+    if keyword_argument(call, "args") is not None or any(a.star for a in call.args):
+        return None
+    first = argument(call, "generator", 0)
+    if first is None or not isinstance(first.value, cst.Name):
+        return None
+    generator = model.lookup_function(first.value.value, scope)
+    if generator is None or generator.node.decorators or generator.class_info is not None:
+        return None
+    params = generator.node.params
+    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+        return None
+    return generator
+
+
 def draws_only(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> bool:
     """``Dataset.from_generator(gen, ...)`` at ``call`` makes up its elements: ``gen`` is a same-file
     ``def`` without parameters whose whole body is one loop that yields NumPy random draws or constant
     arrays and nothing else (``while True: yield np.random.rand(4)``): no input to read, a few
     microseconds of work."""
-    if keyword_argument(call, "args") is not None or any(a.star for a in call.args):
-        return False
-    first = argument(call, "generator", 0)
-    if first is None or not isinstance(first.value, cst.Name):
-        return False
-    generator = model.lookup_function(first.value.value, scope)
-    if generator is None or generator.node.decorators or generator.class_info is not None:
-        return False
-    params = generator.node.params
-    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param):
+    generator = _plain_generator(model, call, scope)
+    if generator is None:
         return False
     body = generator.node.body.body if isinstance(generator.node.body, cst.IndentedBlock) else ()
     statements = [s for s in body if not _is_docstring(s)]
