@@ -210,7 +210,8 @@ def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optio
     """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
     `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
     (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
-    to no work. Python arithmetic on settings (`'box_%d' % level`) is allowed; loops and branches too."""
+    to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
+string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed."""
     function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
     if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
             and expr.value.value == "self":
@@ -225,13 +226,23 @@ def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optio
     stack: List[cst.CSTNode] = [node.body]
     while stack:
         current = stack.pop()
-        stack.extend(current.children)
+        if isinstance(current, cst.If):
+            stack.extend(c for c in (current.body, current.orelse) if c is not None)
+            continue  # a choice on a setting (`if params['data_format'] == ...`)
+        if isinstance(current, cst.BinaryOperation) and not isinstance(
+                current.left, (cst.SimpleString, cst.FormattedString)):
+            return False  # `x / 255.`: arithmetic on the batch (`'box_%d' % level` only formats a key)
+        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not (
+                isinstance(current, cst.UnaryOperation) and isinstance(current.expression, (cst.Integer, cst.Float))):
+            return False
         if not isinstance(current, cst.Call):
-            continue
-        if model.call_name(current) in BATCH_LAYOUT_OPS:
+            stack.extend(current.children)
             continue
         func = current.func
         if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
+            continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
+        stack.extend(current.children)
+        if model.call_name(current) in BATCH_LAYOUT_OPS:
             continue
         if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
             continue
