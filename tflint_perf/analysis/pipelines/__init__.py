@@ -16,7 +16,8 @@ where they are consumed and what for.
 - ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
   pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
-  ``replays_one_element``, ``is_trivial_function``).
+  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``is_trivial_function``,
+  ``only_moves_values``).
 """
 
 from __future__ import annotations
