@@ -55,7 +55,8 @@ message says the finding holds for TensorFlow < 2.12 or with autotune off.
 The analysis follows the pipeline through method chains, `ds = ds.op(...)` reassignments,
 ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
-Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`) and pipelines that
+Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
+printed `next()` calls) and pipelines that
 only a framework consumes (an Estimator `input_fn`, `distribute_datasets_from_function`) are not
 reported.
 """
@@ -120,6 +121,11 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
             "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val)\n"
         ),
+        # tensorflow/docs guide/data: an iterator checkpointed, read only by printed `next()` calls.
+        Valid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\n"
+            "ckpt = tf.train.Checkpoint(iterator=it)\nprint([next(it).numpy() for _ in range(5)])\n"
+        ),
         # tensorflow/tpu tfgan_on_tpus: the expensive side of the zip is prefetched; the other makes up noise.
         Valid(
             "import tensorflow as tf\nnoise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([8, 64]))\n"
@@ -133,6 +139,13 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         ),
     )
     invalid = (
+        # An iterator read by a training loop too, not only printed.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\nprint(next(it))\n"
+            "for step in range(100):\n    train_step(next(it))\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).prefetch(tf.data.AUTOTUNE)\nit = iter(ds)\n"
+            "print(next(it))\nfor step in range(100):\n    train_step(next(it))\n",
+        ),
         # Both sides of the zip read and parse records: prefetching one does not cover the other.
         Invalid(
             "import tensorflow as tf\nlabels = tf.data.TFRecordDataset(g).map(parse, 4).batch(8)\n"
