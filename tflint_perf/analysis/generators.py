@@ -44,16 +44,8 @@ class GeneratorSlices:
 
 def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[GeneratorSlices]:
     """For ``Dataset.from_generator(gen, ...)`` at ``call``: what ``gen`` slices, or None (see module doc)."""
-    if keyword_argument(call, "args") is not None or len(call.args) > 4 or any(a.star for a in call.args):
-        return None
-    first = argument(call, "generator", 0)
-    if first is None or not isinstance(first.value, cst.Name):
-        return None
-    generator = model.lookup_function(first.value.value, scope)
-    if generator is None or generator.node.decorators or generator.class_info is not None:
-        return None
-    params = generator.node.params
-    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+    generator = _plain_generator(model, call, scope) if len(call.args) <= 4 else None
+    if generator is None:
         return None
     loop = _only_loop(generator.node)
     if loop is None:
@@ -83,6 +75,60 @@ def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[Functio
     return GeneratorSlices(generator, structure, tuple(dict.fromkeys(used)), evidence)
 
 
+def _plain_generator(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
+    """The generator of ``from_generator(gen, ...)`` at ``call`` when it is a same-file, undecorated,
+    module- or function-level ``def`` called without arguments (no ``args=``, no parameters)."""
+    if keyword_argument(call, "args") is not None or any(a.star for a in call.args):
+        return None
+    first = argument(call, "generator", 0)
+    if first is None or not isinstance(first.value, cst.Name):
+        return None
+    generator = model.lookup_function(first.value.value, scope)
+    if generator is None or generator.node.decorators or generator.class_info is not None:
+        return None
+    params = generator.node.params
+    if params.params or params.posonly_params or params.kwonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg:
+        return None
+    return generator
+
+
+def draws_only(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> bool:
+    """``Dataset.from_generator(gen, ...)`` at ``call`` makes up its elements: ``gen`` is a same-file
+    ``def`` without parameters whose whole body is one loop that yields NumPy random draws or constant
+    arrays and nothing else (``while True: yield np.random.rand(4)``): no input to read, a few
+    microseconds of work."""
+    generator = _plain_generator(model, call, scope)
+    if generator is None:
+        return False
+    body = generator.node.body.body if isinstance(generator.node.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not _is_docstring(s)]
+    if len(statements) != 1 or not isinstance(statements[0], (cst.For, cst.While)) or statements[0].orelse:
+        return False
+    yielded = _only_yield(statements[0])
+    return yielded is not None and _made_up(model, yielded)
+
+
+def _made_up(model: ModuleModel, expr: cst.CSTNode) -> bool:
+    """Built from literals, names and NumPy random draws or constant arrays only."""
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            name = model.call_name(current) or ""
+            if not (name.startswith("numpy.random.") or name in _CONSTANT_ARRAYS):
+                return False
+            stack.extend(arg.value for arg in current.args)
+            continue
+        if isinstance(current, (cst.BinaryOperation, cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp,
+                                cst.SetComp, cst.Await, cst.Yield)):
+            return False
+        stack.extend(current.children)
+    return True
+
+
+_CONSTANT_ARRAYS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.array", "numpy.asarray"})
+
+
 # -- the generator's body ---------------------------------------------------------------------
 def _only_loop(node: cst.FunctionDef) -> Optional[cst.For]:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
@@ -100,7 +146,7 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
     )
 
 
-def _only_yield(loop: cst.For) -> Optional[cst.BaseExpression]:
+def _only_yield(loop: "cst.For | cst.While") -> Optional[cst.BaseExpression]:
     body = loop.body.body
     if len(body) != 1 or not isinstance(body[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
         return None

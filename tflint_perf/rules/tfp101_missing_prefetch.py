@@ -37,10 +37,13 @@ or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed
 metric updates), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
-of their own, and `Dataset.zip` of pipelines that each end in `prefetch` is prefetched too: no
-finding, and the fix never adds a second one. A pipeline that only slices arrays already in memory
-(`from_tensor_slices`, `from_tensors`) and regroups them (`shuffle`, `batch`, `repeat`, `cache`)
-does no work a prefetch could overlap with the step: no finding either. Test files are skipped.
+of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
+`prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
+.map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
+only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
+(`shuffle`, `batch`, `repeat`, `cache`), or whose `from_generator` generator only yields NumPy
+random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
+either. Test files are skipped.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -52,7 +55,8 @@ message says the finding holds for TensorFlow < 2.12 or with autotune off.
 The analysis follows the pipeline through method chains, `ds = ds.op(...)` reassignments,
 ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
-Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`) and pipelines that
+Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
+printed `next()` calls) and pipelines that
 only a framework consumes (an Estimator `input_fn`, `distribute_datasets_from_function`) are not
 reported.
 """
@@ -117,8 +121,47 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
             "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val)\n"
         ),
+        # tensorflow/docs guide/data: an iterator checkpointed, read only by printed `next()` calls.
+        Valid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\n"
+            "ckpt = tf.train.Checkpoint(iterator=it)\nprint([next(it).numpy() for _ in range(5)])\n"
+        ),
+        # tensorflow/tpu tfgan_on_tpus: the expensive side of the zip is prefetched; the other makes up noise.
+        Valid(
+            "import tensorflow as tf\nnoise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([8, 64]))\n"
+            "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
+            "model.fit(tf.data.Dataset.zip((noise, images)), epochs=5)\n"
+        ),
+        # tensorflow/docs distribute/input: a generator of random vectors, nothing to overlap.
+        Valid(
+            "import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    while True:\n        yield np.random.rand(4)\n"
+            "ds = tf.data.Dataset.from_generator(input_gen, output_types=tf.float32)\nmodel.fit(ds, steps_per_epoch=10)\n"
+        ),
     )
     invalid = (
+        # An iterator read by a training loop too, not only printed.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\nprint(next(it))\n"
+            "for step in range(100):\n    train_step(next(it))\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).prefetch(tf.data.AUTOTUNE)\nit = iter(ds)\n"
+            "print(next(it))\nfor step in range(100):\n    train_step(next(it))\n",
+        ),
+        # Both sides of the zip read and parse records: prefetching one does not cover the other.
+        Invalid(
+            "import tensorflow as tf\nlabels = tf.data.TFRecordDataset(g).map(parse, 4).batch(8)\n"
+            "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
+            "model.fit(tf.data.Dataset.zip((labels, images)), epochs=5)\n",
+            fixed="import tensorflow as tf\nlabels = tf.data.TFRecordDataset(g).map(parse, 4).batch(8)\n"
+            "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
+            "model.fit(tf.data.Dataset.zip((labels, images)).prefetch(tf.data.AUTOTUNE), epochs=5)\n",
+        ),
+        # A generator that reads files does work a prefetch overlaps.
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    for path in paths:\n        yield np.load(path)\n"
+            "ds = tf.data.Dataset.from_generator(input_gen, output_types=tf.float32)\nmodel.fit(ds, epochs=3)\n",
+            fixed="import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    for path in paths:\n        yield np.load(path)\n"
+            "ds = tf.data.Dataset.from_generator(input_gen, output_types=tf.float32).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds, epochs=3)\n",
+        ),
         Invalid(
             "import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nmodel.fit(ds)\n",
             fixed="import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n",

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.pipelines.predicates import is_trivial_function
+from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
@@ -41,6 +41,12 @@ reported. Evaluation the model waits on every epoch counts as training does: `fi
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
 `py_function`) and `interleave` are reported on every version: the runtime leaves them sequential.
+
+Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
+reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
+a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
+only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`),
+which runs once per batch.
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -80,8 +86,9 @@ per line, and with the call broken at its brackets (one argument per line) when 
 make the line longer than the file's longest line and 88 characters.
 """
     known_problems = """
-A very cheap function (re-packing a tuple) gains little from parallelism; batch first and map the
-batch instead. A map that must stay sequential to save memory can say so with
+Cheapness is judged from the code as written: a cheap function other than the ones above (a small
+arithmetic on a scalar label) is still reported, though it gains little from parallelism; batch
+first and map the batch instead. A map that must stay sequential to save memory can say so with
 `synchronous=True`, which this rule respects.
 """
     references = (
@@ -102,6 +109,19 @@ batch instead. A map that must stay sequential to save memory can say so with
         # tensorflow/docs transfer_learning_audio: a module-level lambda that only drops a column.
         Valid("import tensorflow as tf\ndrop_fold = lambda emb, label, fold: (emb, label)\n"
               "ds = tf.data.Dataset.from_tensor_slices(t).map(drop_fold)\nmodel.fit(ds, epochs=5)\n"),
+        # tensorflow/docs overfit_and_underfit: only `expand_dims` of the label.
+        Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(8)\n"
+              "model.fit(ds.map(lambda x, y: (x, tf.expand_dims(y, axis=-1))), epochs=50)\n"),
+        # tensorflow/docs load_data/text: pairs each line with a constant class index, through a helper.
+        Valid("import tensorflow as tf\ndef labeler(example, index):\n    return example, tf.cast(index, tf.int64)\n"
+              "for i, name in enumerate(files):\n    ds = tf.data.TextLineDataset(name).map(lambda ex: labeler(ex, i))\n"
+              "    model.fit(ds.repeat(), epochs=5)\n"),
+        # tensorflow/docs time_series: slices whole batches of windows into inputs and labels, once per batch.
+        Valid("import tensorflow as tf\nclass Windows:\n    def split(self, features):\n"
+              "        inputs = features[:, :24, :]\n        labels = tf.reshape(features[:, 24:, 0], [-1, 1])\n"
+              "        inputs.set_shape([None, 24, None])\n        return inputs, labels\n"
+              "    def make(self, data):\n        ds = tf.data.Dataset.from_tensor_slices(data).shuffle(100).batch(32)\n"
+              "        return ds.map(self.split)\n"),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
     )
@@ -130,6 +150,22 @@ batch instead. A map that must stay sequential to save memory can say so with
             "    num_parallel_calls=tf.data.AUTOTUNE,\n).batch(8)\nmodel.fit(train_ds, validation_data=val_ds, epochs=20)\n",
             unsafe=True,
         ),
+        # After `batch` too, a map that computes (resizing every image of the batch) gains from parallelism.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(32)\n"
+            "ds = ds.map(lambda x, y: (tf.image.resize(x, [224, 224]), y))\nmodel.fit(ds, epochs=5)\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(32)\n"
+            "ds = ds.map(\n    lambda x, y: (tf.image.resize(x, [224, 224]), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
+            "model.fit(ds, epochs=5)\n",
+        ),
+        # A helper that decodes is work, however short the lambda that calls it.
+        Invalid(
+            "import tensorflow as tf\ndef decode(example, index):\n    return tf.io.decode_jpeg(example), index\n"
+            "ds = tf.data.TFRecordDataset(f).map(lambda ex: decode(ex, 1))\nmodel.fit(ds, epochs=5)\n",
+            fixed="import tensorflow as tf\ndef decode(example, index):\n    return tf.io.decode_jpeg(example), index\n"
+            "ds = tf.data.TFRecordDataset(f).map(\n    lambda ex: decode(ex, 1),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
+            "model.fit(ds, epochs=5)\n",
+        ),
         Invalid(
             "import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
             "ds = files.interleave(tf2.data.TFRecordDataset, cycle_length=4)\n",
@@ -155,6 +191,9 @@ batch instead. A map that must stay sequential to save memory can say so with
             function = argument(call, "map_func", 0)
             if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
+            if all(pipelines.runs_per_batch(state, call) for state in states) and only_moves_values(
+                    function.value, context.model, pipelines.scope_of(call)):
+                continue  # `ds.batch(32).map(split_window)`: once per batch, only moving values around
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

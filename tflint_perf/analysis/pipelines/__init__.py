@@ -16,7 +16,8 @@ where they are consumed and what for.
 - ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
   pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
-  ``replays_one_element``, ``is_trivial_function``).
+  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``is_trivial_function``,
+  ``only_moves_values``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             node = site.node
             if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
                 self._peeked.add(node.args[0].value)
+        self._peeked.update(_printed_iterators(model))
         if self._mentions_datasets():
             if model.session is None:
                 self._run()
@@ -94,3 +96,36 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
                 return True
         return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
 
+
+
+def _printed_iterators(model: ModuleModel) -> List[cst.Call]:
+    """``it = iter(ds)`` calls whose iterator is read only by ``next(it)`` calls printed on the spot
+    (``print([next(it).numpy() for _ in range(5)])``): a look at a few elements, like ``next(iter(ds))``."""
+    nexts: Dict[Tuple[Optional[FunctionInfo], str], List[cst.Call]] = {}
+    printed: set = set()
+    for site in model.calls:
+        node = site.node
+        if not isinstance(node.func, cst.Name):
+            continue
+        if node.func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
+            nexts.setdefault((site.function, node.args[0].value.value), []).append(node)
+        elif node.func.value == "print":
+            stack: List[cst.CSTNode] = list(node.args)
+            while stack:
+                current = stack.pop()
+                if isinstance(current, cst.Call):
+                    printed.add(current)
+                stack.extend(current.children)
+    found: List[cst.Call] = []
+    for site in model.calls:
+        node, statement = site.node, site.statement
+        if not (isinstance(node.func, cst.Name) and node.func.value == "iter" and statement is not None):
+            continue
+        small = statement.body[0] if len(statement.body) == 1 else None
+        if not (isinstance(small, cst.Assign) and small.value is node and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)):
+            continue
+        uses = nexts.get((site.function, small.targets[0].target.value), [])
+        if uses and all(use in printed for use in uses):
+            found.append(node)
+    return found

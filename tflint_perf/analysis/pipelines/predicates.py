@@ -10,8 +10,10 @@ from typing import Callable, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
+from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Op, State
 
 # Ops that may follow a prefetch without undoing it.
@@ -21,13 +23,28 @@ DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data
 SHUFFLE_TRANSFORMATIONS = frozenset({"tf.data.experimental.shuffle_and_repeat"})
 MAP_OPS = frozenset({"map", "map_with_legacy_function"})
 # Sources that slice arrays already in memory, and ops that only regroup or reorder elements: a
-# pipeline made of nothing else does no work a prefetch could overlap with the training step.
-# (`Dataset.range` is left out: in real code it stands in for a source whose work follows in a map.)
+# pipeline made of nothing else does no work a prefetch could overlap with the training step. (`Dataset.range` is left out: in real code it stands in for a source
+# whose work follows in a map.)
 IN_MEMORY_SOURCES = frozenset({"tf.data.Dataset.from_tensor_slices", "tf.data.Dataset.from_tensors"})
 REGROUPING_OPS = frozenset(
     {"batch", "padded_batch", "shuffle", "repeat", "cache", "take", "skip", "enumerate", "unbatch", "rebatch",
      "with_options", "shard", "prefetch", "concatenate"}
 )
+# TensorFlow ops that only change a tensor's shape or dtype: a map function calling nothing else does no
+# more work than one that picks its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`).
+LAYOUT_OPS = frozenset(
+    {"tf.expand_dims", "tf.reshape", "tf.squeeze", "tf.cast", "tf.identity", "tf.ensure_shape"}
+)
+# Ops that only move a batch's values around (and one cheap reduction): a map after `batch` calling
+# nothing else runs once per batch on next to no work (`split_window`, a per-batch `transpose`).
+BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
+    {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
+)
+_PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
+BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
+# Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
+_BATCHED_SOURCES = PREFETCHED_SOURCES
+_CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
 # Nodes that compute something: a map function holding one does work per element.
 _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
                 cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
@@ -50,25 +67,51 @@ class StatePredicates:
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
-        ((x, y)).shuffle(n).batch(32)`): there is nothing for a prefetch to overlap."""
+        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
-        if self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+        name = self.model.call_name(source.node)
+        if name == "tf.data.Dataset.from_generator" and draws_only(self.model, source.node, self.scope_of(source.node)):
+            return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
+        if name not in IN_MEMORY_SOURCES:
             return True
         return any(op.name not in REGROUPING_OPS for op in state.ops)
+
+    def synthetic(self, state: State) -> bool:
+        """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
+        .map(lambda _: tf.random.normal([n, d]))`, noise for a GAN or fake data, with no input to read."""
+        return self._one_element(state.source) and any(op.name == "repeat" for op in state.ops) and all(
+            op.name in MAP_OPS | {"repeat", "batch"} for op in state.ops)
+
+    def runs_per_batch(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` sees whole batches: a `batch` comes before it (and no `unbatch` after that),
+        or the source is a Keras loader that batches (`timeseries_dataset_from_array(..., batch_size=32)`)."""
+        for op in reversed(state.ops_before(call)):
+            if op.name in BATCHING_OPS:
+                return True
+            if op.name in {"unbatch", "flat_map", "interleave", "rebatch"}:
+                return False
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        if self.model.call_name(source.node) not in _BATCHED_SOURCES:
+            return False
+        size = keyword_argument(source.node, "batch_size")
+        return size is None or not (isinstance(size.value, cst.Name) and size.value.value == "None")
 
     def replays_one_element(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
         `from_tensors(x).repeat()`, the idiom for synthetic input (benchmarks, fake data)."""
-        source = state.source
+        return self._one_element(state.source) and all(op.name == "repeat" for op in state.ops_before(call))
+
+    def _one_element(self, source) -> bool:
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return False
         name = self.model.call_name(source.node)
-        one = name == "tf.data.Dataset.from_tensors" or (
+        return name == "tf.data.Dataset.from_tensors" or (
             name == "tf.data.Dataset.range" and len(source.node.args) == 1 and int_literal(source.node.args[0].value) == 1
         )
-        return one and all(op.name == "repeat" for op in state.ops_before(call))
 
     def reshuffles(self, op: Op) -> bool:
         """The op shuffles anew on every pass: `shuffle(n)` (not `reshuffle_each_iteration=False`, a
@@ -98,13 +141,15 @@ class StatePredicates:
 
 
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
-                        scope: Optional[FunctionInfo] = None) -> bool:
-    """A map function that only picks, slices and regroups its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, a module-level name bound once to such a lambda, or a same-file
-    `def split_input_target(chunk)` that returns `chunk[:-1], chunk[1:]`): no call, no arithmetic, so running it on several elements at once gains
+                        scope: Optional[FunctionInfo] = None, depth: int = 0) -> bool:
+    """A map function that only picks, slices, regroups and reshapes its arguments (`lambda x, y: x`,
+    `lambda w: (w[:-1], w[1:])`, `lambda x, y: (x, tf.expand_dims(y, -1))`, a module-level name bound
+    once to such a lambda, or a same-file `def split_input_target(chunk)` that returns `chunk[:-1],
+    chunk[1:]`, or `lambda ex: labeler(ex, i)` calling such a def): no arithmetic and no call but the
+    layout ops (`reshape`, `expand_dims`, `cast`...), so running it on several elements at once gains
     nothing measurable."""
     if isinstance(expr, cst.Lambda):
-        return _only_regroups(expr.body)
+        return _only_regroups(expr.body, model, scope, depth)
     if isinstance(expr, cst.Name) and model is not None:
         function = model.lookup_function(expr.value, scope)
         if function is None:
@@ -112,7 +157,7 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
             # module level and not shadowed where the map is.
             value = model.module_values.get(expr.value)
             module_level = model.scope_bindings(expr.value, scope)[0] is None
-            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body)
+            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body, model, scope, depth)
         if function.node.decorators:
             return False
         body = function.node.body
@@ -120,9 +165,10 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
         for statement in statements:
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
                 small = statement.body[0]
-                if isinstance(small, cst.Assign) and _only_regroups(small.value):
+                if isinstance(small, cst.Assign) and _only_regroups(small.value, model, function, depth):
                     continue
-                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(small.value):
+                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(
+                        small.value, model, function, depth):
                     continue
                 if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
                     continue  # a docstring
@@ -131,7 +177,8 @@ def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] =
     return False
 
 
-def _only_regroups(node: cst.CSTNode) -> bool:
+def _only_regroups(node: cst.CSTNode, model: Optional[ModuleModel], scope: Optional[FunctionInfo],
+                   depth: int) -> bool:
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
@@ -140,6 +187,84 @@ def _only_regroups(node: cst.CSTNode) -> bool:
                 current.expression, (cst.Integer, cst.Float)
             ):
                 continue  # `w[-1]`: a negative index
+            if isinstance(current, cst.Call) and model is not None and _cheap_call(current, model, scope, depth):
+                stack.extend(arg.value for arg in current.args)
+                continue
             return False
         stack.extend(current.children)
     return True
+
+
+def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:
+    """A layout op (`tf.expand_dims(y, -1)`), or a same-file function that only regroups
+    (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
+    if model.call_name(call) in LAYOUT_OPS:
+        return True
+    return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
+        model.lookup_function(call.func.value, scope) is not None and \
+        is_trivial_function(call.func, model, scope, depth + 1)
+
+
+def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
+                      depth: int = 0) -> bool:
+    """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
+    `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
+    (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
+    to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
+string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            and expr.value.value == "self":
+        function = _patched_method(model, expr.attr.value)
+    if function is None:
+        return False
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and not all(
+            (model.resolve(d.decorator) or "").startswith("tf.") for d in node.decorators):
+        return False  # `@tf.function`, `@tf.autograph.experimental.do_not_convert` leave the work as it is
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.If):
+            stack.extend(c for c in (current.body, current.orelse) if c is not None)
+            continue  # a choice on a setting (`if params['data_format'] == ...`)
+        if isinstance(current, cst.BinaryOperation) and not isinstance(
+                current.left, (cst.SimpleString, cst.FormattedString)):
+            return False  # `x / 255.`: arithmetic on the batch (`'box_%d' % level` only formats a key)
+        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not (
+                isinstance(current, cst.UnaryOperation) and isinstance(current.expression, (cst.Integer, cst.Float))):
+            return False
+        if not isinstance(current, cst.Call):
+            stack.extend(current.children)
+            continue
+        func = current.func
+        if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
+            continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
+        stack.extend(current.children)
+        if model.call_name(current) in BATCH_LAYOUT_OPS:
+            continue
+        if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
+            continue
+        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1):
+            continue
+        return False
+    return True
+
+
+def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
+    """`self.split_window` in a notebook that defines `def split_window(self, ...)` at module level and
+    attaches it with `WindowGenerator.split_window = split_window`."""
+    function = model.module_functions.get(name)
+    if function is None:
+        return None
+    params = function.node.params.params
+    if not params or params[0].name.value != "self":
+        return None
+    for statement in model.module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == name \
+                        and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == name for t in small.targets):
+                    return function
+    return None

@@ -90,13 +90,20 @@ class SourceRecognition:
         return None
 
     def _all_prefetched(self, args: List[Value]) -> bool:
-        """`Dataset.zip((a, b))` / `zip(a, b)`: every zipped pipeline ends in `prefetch`."""
+        """`Dataset.zip((a, b))` / `zip(a, b)`: some zipped pipeline ends in `prefetch`, and each of the
+        others does too, or does no work, or makes up its elements (`zip((noise_ds, images_ds))` with
+        `noise_ds = from_tensors(0).repeat().map(random_noise)`): the expensive side is prefetched."""
         items: List[Value] = []
         for arg in args:
             items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
         pipelines = [item for item in items if isinstance(item, Pipeline)]
-        return bool(pipelines) and len(pipelines) == len(items) and all(
-            self.analysis.ends_prefetched(state) for pipeline in pipelines for state in pipeline.states
+        if not pipelines or len(pipelines) != len(items):
+            return False
+        analysis = self.analysis
+        prefetched = [all(analysis.ends_prefetched(state) for state in p.states) for p in pipelines]
+        return any(prefetched) and all(
+            done or all(not analysis.does_work(state) or analysis.synthetic(state) for state in p.states)
+            for done, p in zip(prefetched, pipelines)
         )
 
 
