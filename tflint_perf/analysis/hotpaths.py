@@ -124,7 +124,8 @@ class HotPaths:
             arg = argument(op.call, DATASET_FUNCTION_OPS[op.name], 0)
             target = resolve(arg.value, pipelines.scope_of(op.call)) if arg is not None else None
             if target is not None:
-                self._add_root(target, HotContext("dataset", f"a function passed to `Dataset.{op.name}`", target, True))
+                description = f"a function passed to `Dataset.{op.name}`"
+                self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call)))
         for function in model.functions:
             if tf_function_decorator(model, function) is not None:
                 self._add_root(function, HotContext("tf.function", f"the `tf.function` `{function.name}`", function))
@@ -169,6 +170,11 @@ class HotPaths:
         if target not in self._hot:
             self._hot[target] = context
             self._roots.append((target, context))
+        elif not self._hot[target].purpose.runs_often and self._hot[target].purpose is not Purpose.UNKNOWN \
+                and (context.purpose.runs_often or context.purpose is Purpose.UNKNOWN):
+            # Mapped over a previewed pipeline and over one that trains: the training use decides.
+            self._roots = [(t, context if t is target else c) for t, c in self._roots]
+            self._hot[target] = context
 
     def _take_importers_roots(self) -> None:
         """This module's functions that its importers run per element or per step."""
@@ -233,6 +239,16 @@ class HotPaths:
 
     def _is_keras_class(self, cls: ClassInfo) -> bool:
         return derives_from(self.model, cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
+
+
+def _consumed_for(pipelines, call: cst.Call) -> Purpose:
+    """What the pipelines holding a `map` / `filter` op are consumed for, when every consumer in sight
+    only looks at them or reads them once (`for x in ds.take(2): show(x)`, `adapt`): such a root runs
+    per element, but no training or evaluation waits on it. Unknown otherwise."""
+    purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
+    if not purposes or not purposes <= {Purpose.INSPECTION, Purpose.ONE_OFF}:
+        return Purpose.UNKNOWN  # no consumer in sight, or one that trains, evaluates or says nothing
+    return Purpose.INSPECTION if Purpose.INSPECTION in purposes else Purpose.ONE_OFF
 
 
 def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:

@@ -19,6 +19,7 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 # TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.
 _REPORTING = ("tf.summary.", "tf.metrics.", "tf.contrib.summary.", "tf.contrib.metrics.")
 _TF = "import tensorflow as tf\n"
+_NOT_TRAINING = (Purpose.EVALUATION, Purpose.INSPECTION, Purpose.ONE_OFF)
 
 
 class PythonFunctionInHotPath(Rule):
@@ -192,11 +193,11 @@ are not followed.
             hot_context = hot.context_of_site(site)
             if hot_context is None or _feeds_reporting(model, site) or _not_for_training(site):
                 continue
-            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
-                continue  # hot only in another module's evaluation or drawing code
+            if hot_context.purpose in _NOT_TRAINING:
+                continue  # hot only in evaluation or drawing code, or in a pipeline only previewed
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
         for function, hot_context in hot.python_callback_functions().items():
-            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
+            if hot_context.purpose in _NOT_TRAINING:
                 continue
             decorator = python_callback_decorator(model, function)
             if decorator is not None:
