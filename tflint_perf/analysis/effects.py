@@ -17,6 +17,8 @@ from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 Callable = Union[FunctionInfo, cst.Lambda]
 
 PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
+# Factories of environments simulated in Python: stepping one has no TensorFlow equivalent.
+SIMULATOR_FACTORIES = frozenset({"gym.make", "gymnasium.make", "gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"})
 _NOT_RANDOM = frozenset(
     {
         "tf.random.set_seed",
@@ -123,6 +125,25 @@ class EffectAnalysis:
             cls = self.class_of_object(expr.value, scope)
             return cls.methods.get(expr.attr.value) if cls is not None else None
         return None
+
+    def steps_simulator(self, target: Callable) -> bool:
+        """The function calls a method of an environment made by a Python simulator (``env = gym.make(...)``,
+        then ``env.step(action)``): work that no TensorFlow op can do. Judged from the factory that
+        made the receiver, never from its name."""
+        node = target if isinstance(target, cst.Lambda) else target.node
+        scope = self._scope_of_lambda(target) if isinstance(target, cst.Lambda) else target
+        for call in _calls_within(node):
+            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if not isinstance(receiver, cst.Name):
+                continue
+            _, bindings = self.model.scope_bindings(receiver.value, scope)
+            if any(
+                binding.kind == "assign" and isinstance(binding.value, cst.Call)
+                and self.model.call_name(binding.value) in SIMULATOR_FACTORIES
+                for binding in bindings
+            ):
+                return True
+        return False
 
     def _named_lambda(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.Lambda]:
         """The lambda a name is bound to, when it is its only binding (AutoAugment's
