@@ -13,6 +13,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Union
 import libcst as cst
 
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
 
@@ -144,6 +145,15 @@ class EffectAnalysis:
             ):
                 return True
         return False
+
+    def only_sleeps(self, target: Callable) -> bool:
+        """Every call the function makes is ``time.sleep``: a deliberate delay (a benchmark simulating
+        slow work), not computation that TensorFlow ops could do."""
+        if "time" not in self.model.imports.modules:
+            return False
+        node = target if isinstance(target, cst.Lambda) else target.node
+        calls = [call for call in _calls_within(node) if not (isinstance(target, FunctionInfo) and _is_decorator_call(target, call))]
+        return bool(calls) and all(dotted_text(call.func) == "time.sleep" for call in calls)
 
     def _named_lambda(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.Lambda]:
         """The lambda a name is bound to, when it is its only binding (AutoAugment's
@@ -309,6 +319,14 @@ def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
             found.append(current)
         stack.extend(current.children)
     return found
+
+
+def _is_decorator_call(function: FunctionInfo, call: cst.Call) -> bool:
+    return any(_contains(decorator, call) for decorator in function.node.decorators)
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(current is node for current in _calls_within(tree))
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

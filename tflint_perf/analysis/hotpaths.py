@@ -24,6 +24,7 @@ hot: its body is Python, run through a callback. Those are recorded separately.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
@@ -81,6 +82,7 @@ class HotPaths:
         self._python: Dict[FunctionInfo, HotContext] = {}
         self._roots: List[Tuple[Callable, HotContext]] = []
         self._from_importers_done = model.session is None
+        self._name_counts: Optional[Counter] = None
         self._find_roots()
         self._reach(list(self._roots))
         # What this module's own code makes hot, before anything its importers add: what another module reads.
@@ -128,7 +130,9 @@ class HotPaths:
                 self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call)))
         for function in model.functions:
             if tf_function_decorator(model, function) is not None:
-                self._add_root(function, HotContext("tf.function", f"the `tf.function` `{function.name}`", function))
+                purpose = Purpose.ONE_OFF if self._only_called_at_top_level(function) else Purpose.UNKNOWN
+                description = f"the `tf.function` `{function.name}`"
+                self._add_root(function, HotContext("tf.function", description, function, purpose=purpose))
         for site in model.calls:
             name = model.call_name(site.node)
             wrapped_function = wrapped_by(model, site.node)
@@ -230,6 +234,22 @@ class HotPaths:
         return found
 
     # -- helpers --------------------------------------------------------------------------------
+    def _only_called_at_top_level(self, function: FunctionInfo) -> bool:
+        """A module-level `tf.function` that its module only calls from top-level statements outside
+        any loop, and names nowhere else (not passed on, not imported elsewhere): a guide's
+        `tf_wrapper(tf.constant(1.0))`, run a few times, not a step."""
+        model = self.model
+        if function.parent is not None or function.is_method:
+            return False
+        callers = model.call_graph.callers(function)
+        if not callers or any(site.function is not None or site.loops or site.lambdas for site in callers):
+            return False
+        if model.session is not None and model.session.importers(model, [function.name]):
+            return False
+        if self._name_counts is None:
+            self._name_counts = Counter(node.value for node in _names_within(model.module))
+        return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
+
     def _is_python_callback(self, function: FunctionInfo) -> bool:
         model = function.model or self.model
         return any(
@@ -272,6 +292,17 @@ def python_callback_decorator(model: ModuleModel, function: FunctionInfo) -> Opt
         if isinstance(decorator.decorator, cst.Call) and model.call_name(decorator.decorator) in PYTHON_CALLBACKS:
             return decorator.decorator
     return None
+
+
+def _names_within(node: cst.CSTNode) -> List[cst.Name]:
+    found: List[cst.Name] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.append(current)
+        stack.extend(current.children)
+    return found
 
 
 def _is_decorator_of(call: cst.Call, function: FunctionInfo) -> bool:

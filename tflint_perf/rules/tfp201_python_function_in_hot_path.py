@@ -193,8 +193,8 @@ are not followed.
             hot_context = hot.context_of_site(site)
             if hot_context is None or _feeds_reporting(model, site) or _not_for_training(site):
                 continue
-            if any(model.effects.steps_simulator(target) for target in _called_back(model, site)):
-                continue  # `env.step` of a Gym environment: no TensorFlow op can do it
+            if any(_no_tf_equivalent(model, target) for target in _called_back(model, site)):
+                continue  # `env.step` of a Gym environment, a benchmark's `time.sleep`: nothing to rewrite
             if hot_context.purpose in _NOT_TRAINING:
                 continue  # hot only in evaluation or drawing code, or in a pipeline only previewed
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
@@ -202,7 +202,7 @@ are not followed.
             if hot_context.purpose in _NOT_TRAINING:
                 continue
             decorator = python_callback_decorator(model, function)
-            if decorator is not None and not model.effects.steps_simulator(function):
+            if decorator is not None and not _no_tf_equivalent(model, function):
                 name = model.call_name(decorator) or "tf.py_function"
                 message = _message(f"@{name}", function, hot_context)
                 yield self.finding(message, decorator.func, decorator)
@@ -244,6 +244,12 @@ def _called_back(model: ModuleModel, site: CallSite) -> List[Union[FunctionInfo,
     values.extend(arg.value for arg in site.node.args if arg.keyword is not None and arg.keyword.value == "func")
     targets = (model.effects.resolve_callable(value, site.function) for value in values)
     return [target for target in targets if target is not None]
+
+
+def _no_tf_equivalent(model: ModuleModel, target: Union[FunctionInfo, cst.Lambda]) -> bool:
+    """The Python called back steps a simulated environment or only sleeps (a benchmark's stand-in
+    for slow work): no TensorFlow op could do it."""
+    return model.effects.steps_simulator(target) or model.effects.only_sleeps(target)
 
 
 def _is_decorator(site: CallSite) -> bool:
