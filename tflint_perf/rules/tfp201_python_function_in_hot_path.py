@@ -139,8 +139,47 @@ are not followed.
             "ds = tf.data.Dataset.from_tensor_slices(paths).map(lambda p: p + '.wav')\n"
             "x = tf.py_function(read, ['a'], tf.float32)\n"
         ),
+        # tensorflow/docs guide/data: a mapped pipeline that is only previewed (`take(2)` and shown).
+        Valid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def tf_rotate(image, label):\n    return rotate(image), label\n\n"
+            "images_ds = tf.data.Dataset.from_tensor_slices((images, labels))\n"
+            "rot_ds = images_ds.map(tf_rotate)\nfor image, label in rot_ds.take(2):\n    show(image, label)\n"
+        ),
+        # tensorflow/docs guide/data_performance: a callback that only sleeps stands in for slow work.
+        Valid(
+            _TF + "import time\n\ndef mapped_function(s):\n    tf.py_function(lambda: time.sleep(0.03), [], ())\n    return s\n\n"
+            "ds = tf.data.Dataset.range(100).map(mapped_function)\nmodel.fit(ds)\n"
+        ),
+        # tensorflow/docs guide/function: a tf.function called a few times at top level, outside loops.
+        Valid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef py_plus(x, y):\n    return x + y\n\n"
+            "@tf.function\ndef tf_wrapper(x, y):\n    return py_plus(x, y)\n\n"
+            "tf_wrapper(tf.constant(1.0), tf.constant(2.0)).numpy()\n"
+        ),
+        # tensorflow/docs actor_critic: stepping a Gym environment has no TensorFlow equivalent.
+        Valid(
+            _TF + "import gym\nenv = gym.make('CartPole-v1')\n\n@tf.numpy_function(Tout=[tf.float32, tf.int32])\n"
+            "def env_step(action):\n    state, reward, done, truncated, info = env.step(action)\n    return state, reward\n\n"
+            "@tf.function\ndef train_step(action):\n    return env_step(action)\n"
+        ),
     )
     invalid = (
+        # Mapped over a pipeline that trains, even if another one is only previewed.
+        Invalid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def tf_rotate(image, label):\n    return rotate(image), label\n\n"
+            "images_ds = tf.data.Dataset.from_tensor_slices((images, labels))\n"
+            "for image, label in images_ds.map(tf_rotate).take(2):\n    show(image, label)\n"
+            "model.fit(images_ds.map(tf_rotate), epochs=5)\n"
+        ),
+        # The same tf.function called in a loop; an `env` that is not made by a simulator.
+        Invalid(
+            _TF + "env = make_env()\n\n@tf.numpy_function(Tout=[tf.float32, tf.int32])\n"
+            "def env_step(action):\n    return env.step(action)\n\n"
+            "@tf.function\ndef train_step(action):\n    return env_step(action)\n\n"
+            "for i in range(100):\n    train_step(i)\n"
+        ),
         # TF1: the input graph `main` builds before its session; its training `sess.run` runs it every step.
         Invalid(
             _TF + "def build_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
