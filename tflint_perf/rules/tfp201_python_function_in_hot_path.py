@@ -40,8 +40,10 @@ element or every step:
 - `call`, `train_step`, `test_step` or `predict_step` of a Keras layer or model subclass;
 - and same-file functions those call.
 
-One-off eager uses (preparing data once, outside any pipeline) and `py_func`s feeding TF1
-summaries or metrics are not reported.
+One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
+summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`),
+`tf.function`s called only from top-level statements outside loops, and callbacks with nothing to
+rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """
     why_bad = """
 The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
