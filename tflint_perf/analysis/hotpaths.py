@@ -169,13 +169,13 @@ class HotPaths:
 
     def _add_root(self, target: Callable, context: HotContext) -> None:
         if isinstance(target, FunctionInfo) and self._is_python_callback(target):
-            self._python.setdefault(target, context)
+            if target not in self._python or _outranks(context, self._python[target]):
+                self._python[target] = context
             return
         if target not in self._hot:
             self._hot[target] = context
             self._roots.append((target, context))
-        elif not self._hot[target].purpose.runs_often and self._hot[target].purpose is not Purpose.UNKNOWN \
-                and (context.purpose.runs_often or context.purpose is Purpose.UNKNOWN):
+        elif _outranks(context, self._hot[target]):
             # Mapped over a previewed pipeline and over one that trains: the training use decides.
             self._roots = [(t, context if t is target else c) for t, c in self._roots]
             self._hot[target] = context
@@ -212,8 +212,9 @@ class HotPaths:
             for function, context in frontier:
                 for callee in self._callees(function):
                     if self._is_python_callback(callee):
-                        self._python.setdefault(callee, context)
-                    elif callee not in self._hot:
+                        if callee not in self._python or _outranks(context, self._python[callee]):
+                            self._python[callee] = context
+                    elif callee not in self._hot or _outranks(context, self._hot[callee]):
                         self._hot[callee] = context
                         next_frontier.append((callee, context))
             frontier = next_frontier
@@ -259,6 +260,12 @@ class HotPaths:
 
     def _is_keras_class(self, cls: ClassInfo) -> bool:
         return derives_from(self.model, cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
+
+
+def _outranks(context: HotContext, earlier: HotContext) -> bool:
+    """A root found again where its work may matter, after a use that only previews or runs once."""
+    quiet = (Purpose.INSPECTION, Purpose.ONE_OFF)
+    return earlier.purpose in quiet and context.purpose not in quiet
 
 
 def _consumed_for(pipelines, call: cst.Call) -> Purpose:

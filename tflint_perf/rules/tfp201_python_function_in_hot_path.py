@@ -175,6 +175,13 @@ are not followed.
             "for image, label in images_ds.map(tf_rotate).take(2):\n    show(image, label)\n"
             "model.fit(images_ds.map(tf_rotate), epochs=5)\n"
         ),
+        # A helper reached from a previewed pipeline's map function and from a trained one's.
+        Invalid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def preview(x):\n    return rotate(x)\n\ndef augment(x):\n    return rotate(x) + 1\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices(images)\nfor image in ds.map(preview).take(2):\n    show(image)\n"
+            "model.fit(ds.map(augment), epochs=5)\n"
+        ),
         # The same tf.function called in a loop; an `env` that is not made by a simulator.
         Invalid(
             _TF + "env = make_env()\n\n@tf.numpy_function(Tout=[tf.float32, tf.int32])\n"
