@@ -8,7 +8,7 @@ comes from the function's body and the same-file functions it calls, never from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 
 import libcst as cst
 
@@ -16,6 +16,7 @@ from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
 # Factories of environments simulated in Python: stepping one has no TensorFlow equivalent.
@@ -310,15 +311,20 @@ def _effects_of_values(model: ModuleModel, values: List[cst.BaseExpression]) -> 
     return effects
 
 
-def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
+def nodes_within(node: cst.CSTNode, kind: Type[NodeT]) -> List[NodeT]:
+    """The nodes of one kind in a tree (``node`` included)."""
+    found: List[NodeT] = []
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
+        if isinstance(current, kind):
             found.append(current)
         stack.extend(current.children)
     return found
+
+
+def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
+    return nodes_within(node, cst.Call)
 
 
 def _is_decorator_call(function: FunctionInfo, call: cst.Call) -> bool:

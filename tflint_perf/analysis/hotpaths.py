@@ -30,7 +30,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.effects import PYTHON_CALLBACKS
+from tflint_perf.analysis.effects import PYTHON_CALLBACKS, nodes_within
 from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
@@ -248,7 +248,7 @@ class HotPaths:
         if model.session is not None and model.session.importers(model, [function.name]):
             return False
         if self._name_counts is None:
-            self._name_counts = Counter(node.value for node in _names_within(model.module))
+            self._name_counts = Counter(node.value for node in nodes_within(model.module, cst.Name))
         return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
 
     def _is_python_callback(self, function: FunctionInfo) -> bool:
@@ -299,17 +299,6 @@ def python_callback_decorator(model: ModuleModel, function: FunctionInfo) -> Opt
         if isinstance(decorator.decorator, cst.Call) and model.call_name(decorator.decorator) in PYTHON_CALLBACKS:
             return decorator.decorator
     return None
-
-
-def _names_within(node: cst.CSTNode) -> List[cst.Name]:
-    found: List[cst.Name] = []
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.append(current)
-        stack.extend(current.children)
-    return found
 
 
 def _is_decorator_of(call: cst.Call, function: FunctionInfo) -> bool:
