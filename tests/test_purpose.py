@@ -219,3 +219,18 @@ def test_evaluation_and_inference_modules_are_not_training_code():
         assert codes(source, ["TFP101", "TFP102"], filename=name) == []
     # A `samples/` directory says nothing about what its modules are for.
     assert codes(source, ["TFP101"], filename="samples/train.py") == [(3, "TFP101")]
+
+
+def test_a_module_that_fits_is_training_whatever_its_path_says():
+    # tensorflow/docs guide/migrate/evaluator.ipynb: trains with fit, then evaluates with a SidecarEvaluator.
+    source = (
+        "import tensorflow as tf\nmodel = make_model()\n"
+        "model.compile(optimizer='adam', loss='mse', run_eagerly=True)\nmodel.fit(x, y, epochs=1)\n"
+    )
+    assert codes(source, ["TFP208"], filename="guide/migrate/evaluator.py") == [(3, "TFP208")]
+    # An evaluation module that takes gradients (a saliency map) without fitting is still not training code.
+    evaluating = source.replace(
+        "model.fit(x, y, epochs=1)", "model.evaluate(x, y)\nwith tf.GradientTape() as tape:\n    saliency = model(x)"
+    )
+    assert codes(evaluating, ["TFP208"], filename="train.py") == [(3, "TFP208")]
+    assert codes(evaluating, ["TFP208"], filename="guide/migrate/evaluator.py") == []

@@ -12,7 +12,8 @@ import libcst as cst
 from tflint_perf.analysis.model import ModuleModel, Place
 
 _DEBUG_WORDS = ("debug", "eager", "__debug__", "verbose", "profil", "test")
-_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "apply_gradients", "minimize"})
+_KERAS_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
+_TRAINING_METHODS = _KERAS_TRAINING_METHODS | {"apply_gradients", "minimize"}
 
 
 def is_debug_guarded(module: cst.Module, place: Place) -> bool:
@@ -35,6 +36,15 @@ def module_trains(model: ModuleModel) -> bool:
         if model.call_name(site.node) == "tf.GradientTape":
             return True
     return False
+
+
+def module_fits(model: ModuleModel) -> bool:
+    """The module trains a Keras model: it calls ``fit`` / ``fit_generator`` / ``train_on_batch``. That is
+    training whatever the module's path says (`evaluator.ipynb` trains the model it then evaluates)."""
+    return any(
+        isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _KERAS_TRAINING_METHODS
+        for site in model.calls
+    )
 
 
 def enclosing_tests(module: cst.Module, place: Place) -> List[cst.BaseExpression]:

@@ -8,15 +8,19 @@ comes from the function's body and the same-file functions it calls, never from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 
 import libcst as cst
 
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
+# Factories of environments simulated in Python: stepping one has no TensorFlow equivalent.
+SIMULATOR_FACTORIES = frozenset({"gym.make", "gymnasium.make", "gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"})
 _NOT_RANDOM = frozenset(
     {
         "tf.random.set_seed",
@@ -123,6 +127,34 @@ class EffectAnalysis:
             cls = self.class_of_object(expr.value, scope)
             return cls.methods.get(expr.attr.value) if cls is not None else None
         return None
+
+    def steps_simulator(self, target: Callable) -> bool:
+        """The function calls a method of an environment made by a Python simulator (``env = gym.make(...)``,
+        then ``env.step(action)``): work that no TensorFlow op can do. Judged from the factory that
+        made the receiver, never from its name."""
+        node = target if isinstance(target, cst.Lambda) else target.node
+        scope = self._scope_of_lambda(target) if isinstance(target, cst.Lambda) else target
+        for call in _calls_within(node):
+            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+            if not isinstance(receiver, cst.Name):
+                continue
+            _, bindings = self.model.scope_bindings(receiver.value, scope)
+            if any(
+                binding.kind == "assign" and isinstance(binding.value, cst.Call)
+                and self.model.call_name(binding.value) in SIMULATOR_FACTORIES
+                for binding in bindings
+            ):
+                return True
+        return False
+
+    def only_sleeps(self, target: Callable) -> bool:
+        """Every call the function makes is ``time.sleep``: a deliberate delay (a benchmark simulating
+        slow work), not computation that TensorFlow ops could do."""
+        if "time" not in self.model.imports.modules:
+            return False
+        node = target if isinstance(target, cst.Lambda) else target.node
+        calls = [call for call in _calls_within(node) if not (isinstance(target, FunctionInfo) and _is_decorator_call(target, call))]
+        return bool(calls) and all(dotted_text(call.func) == "time.sleep" for call in calls)
 
     def _named_lambda(self, name: str, scope: Optional[FunctionInfo]) -> Optional[cst.Lambda]:
         """The lambda a name is bound to, when it is its only binding (AutoAugment's
@@ -279,15 +311,28 @@ def _effects_of_values(model: ModuleModel, values: List[cst.BaseExpression]) -> 
     return effects
 
 
-def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
+def nodes_within(node: cst.CSTNode, kind: Type[NodeT]) -> List[NodeT]:
+    """The nodes of one kind in a tree (``node`` included)."""
+    found: List[NodeT] = []
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
+        if isinstance(current, kind):
             found.append(current)
         stack.extend(current.children)
     return found
+
+
+def _calls_within(node: cst.CSTNode) -> List[cst.Call]:
+    return nodes_within(node, cst.Call)
+
+
+def _is_decorator_call(function: FunctionInfo, call: cst.Call) -> bool:
+    return any(_contains(decorator, call) for decorator in function.node.decorators)
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(current is node for current in _calls_within(tree))
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

@@ -24,12 +24,13 @@ hot: its body is Python, run through a callback. Those are recorded separately.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.effects import PYTHON_CALLBACKS
+from tflint_perf.analysis.effects import PYTHON_CALLBACKS, nodes_within
 from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
@@ -81,6 +82,7 @@ class HotPaths:
         self._python: Dict[FunctionInfo, HotContext] = {}
         self._roots: List[Tuple[Callable, HotContext]] = []
         self._from_importers_done = model.session is None
+        self._name_counts: Optional[Counter] = None
         self._find_roots()
         self._reach(list(self._roots))
         # What this module's own code makes hot, before anything its importers add: what another module reads.
@@ -124,10 +126,13 @@ class HotPaths:
             arg = argument(op.call, DATASET_FUNCTION_OPS[op.name], 0)
             target = resolve(arg.value, pipelines.scope_of(op.call)) if arg is not None else None
             if target is not None:
-                self._add_root(target, HotContext("dataset", f"a function passed to `Dataset.{op.name}`", target, True))
+                description = f"a function passed to `Dataset.{op.name}`"
+                self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call)))
         for function in model.functions:
             if tf_function_decorator(model, function) is not None:
-                self._add_root(function, HotContext("tf.function", f"the `tf.function` `{function.name}`", function))
+                purpose = Purpose.ONE_OFF if self._only_called_at_top_level(function) else Purpose.UNKNOWN
+                description = f"the `tf.function` `{function.name}`"
+                self._add_root(function, HotContext("tf.function", description, function, purpose=purpose))
         for site in model.calls:
             name = model.call_name(site.node)
             wrapped_function = wrapped_by(model, site.node)
@@ -164,11 +169,16 @@ class HotPaths:
 
     def _add_root(self, target: Callable, context: HotContext) -> None:
         if isinstance(target, FunctionInfo) and self._is_python_callback(target):
-            self._python.setdefault(target, context)
+            if target not in self._python or _outranks(context, self._python[target]):
+                self._python[target] = context
             return
         if target not in self._hot:
             self._hot[target] = context
             self._roots.append((target, context))
+        elif _outranks(context, self._hot[target]):
+            # Mapped over a previewed pipeline and over one that trains: the training use decides.
+            self._roots = [(t, context if t is target else c) for t, c in self._roots]
+            self._hot[target] = context
 
     def _take_importers_roots(self) -> None:
         """This module's functions that its importers run per element or per step."""
@@ -202,8 +212,9 @@ class HotPaths:
             for function, context in frontier:
                 for callee in self._callees(function):
                     if self._is_python_callback(callee):
-                        self._python.setdefault(callee, context)
-                    elif callee not in self._hot:
+                        if callee not in self._python or _outranks(context, self._python[callee]):
+                            self._python[callee] = context
+                    elif callee not in self._hot or _outranks(context, self._hot[callee]):
                         self._hot[callee] = context
                         next_frontier.append((callee, context))
             frontier = next_frontier
@@ -224,6 +235,22 @@ class HotPaths:
         return found
 
     # -- helpers --------------------------------------------------------------------------------
+    def _only_called_at_top_level(self, function: FunctionInfo) -> bool:
+        """A module-level `tf.function` that its module only calls from top-level statements outside
+        any loop, and names nowhere else (not passed on, not imported elsewhere): a guide's
+        `tf_wrapper(tf.constant(1.0))`, run a few times, not a step."""
+        model = self.model
+        if function.parent is not None or function.is_method:
+            return False
+        callers = model.call_graph.callers(function)
+        if not callers or any(site.function is not None or site.loops or site.lambdas for site in callers):
+            return False
+        if model.session is not None and model.session.importers(model, [function.name]):
+            return False
+        if self._name_counts is None:
+            self._name_counts = Counter(node.value for node in nodes_within(model.module, cst.Name))
+        return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
+
     def _is_python_callback(self, function: FunctionInfo) -> bool:
         model = function.model or self.model
         return any(
@@ -233,6 +260,22 @@ class HotPaths:
 
     def _is_keras_class(self, cls: ClassInfo) -> bool:
         return derives_from(self.model, cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
+
+
+def _outranks(context: HotContext, earlier: HotContext) -> bool:
+    """A root found again where its work may matter, after a use that only previews or runs once."""
+    quiet = (Purpose.INSPECTION, Purpose.ONE_OFF)
+    return earlier.purpose in quiet and context.purpose not in quiet
+
+
+def _consumed_for(pipelines, call: cst.Call) -> Purpose:
+    """What the pipelines holding a `map` / `filter` op are consumed for, when every consumer in sight
+    only looks at them or reads them once (`for x in ds.take(2): show(x)`, `adapt`): such a root runs
+    per element, but no training or evaluation waits on it. Unknown otherwise."""
+    purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
+    if not purposes or not purposes <= {Purpose.INSPECTION, Purpose.ONE_OFF}:
+        return Purpose.UNKNOWN  # no consumer in sight, or one that trains, evaluates or says nothing
+    return Purpose.INSPECTION if Purpose.INSPECTION in purposes else Purpose.ONE_OFF
 
 
 def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:

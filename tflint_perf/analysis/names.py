@@ -61,7 +61,9 @@ _MOVED_PREFIXES = (
     ("keras.layers.preprocessing.", "keras.layers."),
 )
 # Roots whose names are worth resolving at all; anything else resolves to None.
-TRACKED_ROOTS = ("tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm")
+TRACKED_ROOTS = (
+    "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm", "gym", "gymnasium",
+)
 # The roots that make a module TensorFlow code; the others are resolved only to help the analysis.
 FRAMEWORK_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets"})
 

@@ -44,7 +44,7 @@ def varying_batches(model: ModuleModel, state: State) -> Optional[str]:
             continue
         if op.name == "padded_batch":
             shapes = argument(op.call, "padded_shapes", 1)
-            if shapes is not None and _fully_static(shapes.value):
+            if shapes is not None and _fully_static(model, shapes.value, model.site_of(op.call)):
                 return None
             if _rectangular_rows(model, state, index):
                 return None
@@ -70,12 +70,18 @@ def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _fully_static(expr: cst.BaseExpression) -> bool:
+def _fully_static(model: ModuleModel, expr: cst.BaseExpression, site: Optional[CallSite]) -> bool:
+    """Every dimension of ``padded_shapes`` is an integer: a literal, or a name or flag the code sets
+    to one (`padded_shapes=(AUDIO_MAXLEN, LABEL_MAXLEN)` with `AUDIO_MAXLEN = 246000`)."""
     stack = [expr]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Name) and node.value == "None":
             return False
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            if model.integer_values.integer(node, site) is None:
+                return False
+            continue
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             return False
         if isinstance(node, (cst.Tuple, cst.List, cst.Dict, cst.DictElement, cst.Element, cst.Integer)):

@@ -19,6 +19,7 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 # TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.
 _REPORTING = ("tf.summary.", "tf.metrics.", "tf.contrib.summary.", "tf.contrib.metrics.")
 _TF = "import tensorflow as tf\n"
+_NOT_TRAINING = (Purpose.EVALUATION, Purpose.INSPECTION, Purpose.ONE_OFF)
 
 
 class PythonFunctionInHotPath(Rule):
@@ -39,8 +40,10 @@ element or every step:
 - `call`, `train_step`, `test_step` or `predict_step` of a Keras layer or model subclass;
 - and same-file functions those call.
 
-One-off eager uses (preparing data once, outside any pipeline) and `py_func`s feeding TF1
-summaries or metrics are not reported.
+One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
+summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`),
+`tf.function`s called only from top-level statements outside loops, and callbacks with nothing to
+rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """
     why_bad = """
 The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
@@ -138,8 +141,54 @@ are not followed.
             "ds = tf.data.Dataset.from_tensor_slices(paths).map(lambda p: p + '.wav')\n"
             "x = tf.py_function(read, ['a'], tf.float32)\n"
         ),
+        # tensorflow/docs guide/data: a mapped pipeline that is only previewed (`take(2)` and shown).
+        Valid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def tf_rotate(image, label):\n    return rotate(image), label\n\n"
+            "images_ds = tf.data.Dataset.from_tensor_slices((images, labels))\n"
+            "rot_ds = images_ds.map(tf_rotate)\nfor image, label in rot_ds.take(2):\n    show(image, label)\n"
+        ),
+        # tensorflow/docs guide/data_performance: a callback that only sleeps stands in for slow work.
+        Valid(
+            _TF + "import time\n\ndef mapped_function(s):\n    tf.py_function(lambda: time.sleep(0.03), [], ())\n    return s\n\n"
+            "ds = tf.data.Dataset.range(100).map(mapped_function)\nmodel.fit(ds)\n"
+        ),
+        # tensorflow/docs guide/function: a tf.function called a few times at top level, outside loops.
+        Valid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef py_plus(x, y):\n    return x + y\n\n"
+            "@tf.function\ndef tf_wrapper(x, y):\n    return py_plus(x, y)\n\n"
+            "tf_wrapper(tf.constant(1.0), tf.constant(2.0)).numpy()\n"
+        ),
+        # tensorflow/docs actor_critic: stepping a Gym environment has no TensorFlow equivalent.
+        Valid(
+            _TF + "import gym\nenv = gym.make('CartPole-v1')\n\n@tf.numpy_function(Tout=[tf.float32, tf.int32])\n"
+            "def env_step(action):\n    state, reward, done, truncated, info = env.step(action)\n    return state, reward\n\n"
+            "@tf.function\ndef train_step(action):\n    return env_step(action)\n"
+        ),
     )
     invalid = (
+        # Mapped over a pipeline that trains, even if another one is only previewed.
+        Invalid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def tf_rotate(image, label):\n    return rotate(image), label\n\n"
+            "images_ds = tf.data.Dataset.from_tensor_slices((images, labels))\n"
+            "for image, label in images_ds.map(tf_rotate).take(2):\n    show(image, label)\n"
+            "model.fit(images_ds.map(tf_rotate), epochs=5)\n"
+        ),
+        # A helper reached from a previewed pipeline's map function and from a trained one's.
+        Invalid(
+            _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
+            "def preview(x):\n    return rotate(x)\n\ndef augment(x):\n    return rotate(x) + 1\n\n"
+            "ds = tf.data.Dataset.from_tensor_slices(images)\nfor image in ds.map(preview).take(2):\n    show(image)\n"
+            "model.fit(ds.map(augment), epochs=5)\n"
+        ),
+        # The same tf.function called in a loop; an `env` that is not made by a simulator.
+        Invalid(
+            _TF + "env = make_env()\n\n@tf.numpy_function(Tout=[tf.float32, tf.int32])\n"
+            "def env_step(action):\n    return env.step(action)\n\n"
+            "@tf.function\ndef train_step(action):\n    return env_step(action)\n\n"
+            "for i in range(100):\n    train_step(i)\n"
+        ),
         # TF1: the input graph `main` builds before its session; its training `sess.run` runs it every step.
         Invalid(
             _TF + "def build_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
@@ -192,14 +241,16 @@ are not followed.
             hot_context = hot.context_of_site(site)
             if hot_context is None or _feeds_reporting(model, site) or _not_for_training(site):
                 continue
-            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
-                continue  # hot only in another module's evaluation or drawing code
+            if any(_no_tf_equivalent(model, target) for target in _called_back(model, site)):
+                continue  # `env.step` of a Gym environment, a benchmark's `time.sleep`: nothing to rewrite
+            if hot_context.purpose in _NOT_TRAINING:
+                continue  # hot only in evaluation or drawing code, or in a pipeline only previewed
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
         for function, hot_context in hot.python_callback_functions().items():
-            if hot_context.purpose in (Purpose.EVALUATION, Purpose.INSPECTION):
+            if hot_context.purpose in _NOT_TRAINING:
                 continue
             decorator = python_callback_decorator(model, function)
-            if decorator is not None:
+            if decorator is not None and not _no_tf_equivalent(model, function):
                 name = model.call_name(decorator) or "tf.py_function"
                 message = _message(f"@{name}", function, hot_context)
                 yield self.finding(message, decorator.func, decorator)
@@ -233,6 +284,20 @@ def _not_for_training(site: CallSite) -> bool:
     return purpose_of_builder(name.rsplit(".", 1)[-1] for name in names if name) in (
         Purpose.EVALUATION, Purpose.INSPECTION
     )
+
+
+def _called_back(model: ModuleModel, site: CallSite) -> List[Union[FunctionInfo, cst.Lambda]]:
+    """The same-file functions (or lambdas) a `tf.py_function(func, ...)` call wraps."""
+    values = [arg.value for arg in site.node.args[:1] if arg.keyword is None]
+    values.extend(arg.value for arg in site.node.args if arg.keyword is not None and arg.keyword.value == "func")
+    targets = (model.effects.resolve_callable(value, site.function) for value in values)
+    return [target for target in targets if target is not None]
+
+
+def _no_tf_equivalent(model: ModuleModel, target: Union[FunctionInfo, cst.Lambda]) -> bool:
+    """The Python called back steps a simulated environment or only sleeps (a benchmark's stand-in
+    for slow work): no TensorFlow op could do it."""
+    return model.effects.steps_simulator(target) or model.effects.only_sleeps(target)
 
 
 def _is_decorator(site: CallSite) -> bool:

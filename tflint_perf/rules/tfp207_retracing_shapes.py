@@ -147,6 +147,14 @@ to you.
             "ds = tf.data.Dataset.from_generator(gen, output_types=tf.int32).padded_batch(32)\n"
             "for batch in ds.take(2):\n    print(step(batch).shape)\n"
         ),
+        # tensorflow/docs wav2vec2 fine-tuning: padded to fixed lengths given by module constants.
+        Valid(
+            _TF + "AUDIO_MAXLEN = 246000\nLABEL_MAXLEN = 256\n\n@tf.function(jit_compile=True)\ndef eval_fwd(batch):\n"
+            "    return tf.argmax(model(batch, training=False), axis=-1)\n\n"
+            "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int32))\n"
+            "ds = ds.padded_batch(2, padded_shapes=(AUDIO_MAXLEN, LABEL_MAXLEN))\n"
+            "for speech, labels in ds:\n    predictions = eval_fwd(speech)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -174,6 +182,14 @@ to you.
             "for i in tqdm(range(max_len)):\n    next_id = decode(output[:, :i + 1])\n",
             fixed=_TF + "@tf.function(reduce_retracing=True)\ndef decode(tokens):\n    return tf.argmax(model(tokens)[:, -1], axis=-1)\n\n"
             "for i in tqdm(range(max_len)):\n    next_id = decode(output[:, :i + 1])\n",
+        ),
+        # `padded_shapes` whose constant is not an integer the code sets (a `None` dimension).
+        Invalid(
+            _TF + "MAXLEN = None\n\n" + _STEP + "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int32, tf.int32))\n"
+            "ds = ds.padded_batch(32, padded_shapes=(MAXLEN, []))\nfor tokens, labels in ds:\n    train_step(tokens, labels)\n",
+            fixed=_TF + "MAXLEN = None\n\n" + _STEP.replace("@tf.function", "@tf.function(reduce_retracing=True)")
+            + "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int32, tf.int32))\n"
+            "ds = ds.padded_batch(32, padded_shapes=(MAXLEN, []))\nfor tokens, labels in ds:\n    train_step(tokens, labels)\n",
         ),
         # Sized by the loop variable; a wrapped function.
         Invalid(

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_argument
 from tflint_perf.analysis.files import is_test_file, path_purpose
-from tflint_perf.analysis.debugging import is_debug_guarded, module_trains
+from tflint_perf.analysis.debugging import is_debug_guarded, module_fits, module_trains
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes.building import remove_argument, remove_statement
@@ -130,8 +130,10 @@ whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation m
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+        if is_test_file(context.filename):
             return
+        if path_purpose(context.filename) is not Purpose.UNKNOWN and not module_fits(model):
+            return  # `evaluate.py`, `inference.py`; a `fit` there is still training
         if not model.imports.imports_framework or not module_trains(model):
             return  # a guide demonstrating the switch, a helper module: no training to slow down
         for site in model.calls:
