@@ -109,7 +109,7 @@ def draws_only(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]
 
 
 def _made_up(model: ModuleModel, expr: cst.CSTNode) -> bool:
-    """Built from literals, names and NumPy random draws or constant arrays only."""
+    """Built from literals, names and NumPy random draws or constant arrays only (no rows read by subscript)."""
     stack: List[cst.CSTNode] = [expr]
     while stack:
         current = stack.pop()
@@ -120,8 +120,8 @@ def _made_up(model: ModuleModel, expr: cst.CSTNode) -> bool:
             stack.extend(arg.value for arg in current.args)
             continue
         if isinstance(current, (cst.BinaryOperation, cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp,
-                                cst.SetComp, cst.Await, cst.Yield)):
-            return False
+                                cst.SetComp, cst.Await, cst.Yield, cst.Subscript)):
+            return False  # a subscript reads rows of data (``TOKENS[i]``): the generator's elements are input
         stack.extend(current.children)
     return True
 
