@@ -44,6 +44,20 @@ IDENTICAL, SAME_MULTISET, SAME_STRUCTURE, DIFFER = "identical", "same-multiset",
 class Cause:
     text: str  # "random ops in a parallel map (data.py:12)"
     seed_fixes: bool  # whether --seed makes it deterministic
+    leaves: str = SAME_STRUCTURE  # what two runs still share: SAME_MULTISET when only the order can change
+
+
+_AGREEMENT = (IDENTICAL, SAME_MULTISET, SAME_STRUCTURE, DIFFER)  # from the most that two runs share to the least
+
+
+def weaker(first: str, second: str) -> str:
+    """The lesser of two agreements (an agreement seen by chance is no more than the code allows)."""
+    return max(first, second, key=_AGREEMENT.index)
+
+
+def allowed(causes: Iterable[Cause]) -> str:
+    """The most two runs of the original can be expected to share, given the causes that apply."""
+    return max((cause.leaves for cause in causes), key=_AGREEMENT.index, default=IDENTICAL)
 
 
 def static_causes(session: Session, files: Iterable[Path], root: Path) -> List[Cause]:
@@ -55,32 +69,33 @@ def static_causes(session: Session, files: Iterable[Path], root: Path) -> List[C
             continue
         text = session.project.text_of(path)
         name = _relative(path, root)
-        found: List[Tuple[cst.Call, str, bool]] = []
+        found: List[Tuple[cst.Call, str, bool, str]] = []
         for op, _ in model.pipelines.ops(*_FUNCTION_OPS, "shuffle"):
             if model.owns(op.call):  # an op of another module, reached through a helper, is reported there
                 found.extend(_op_causes(model, op.name, op.call))
         if found:
-            offsets = locate(model.module, text, [call for call, _, _ in found])
+            offsets = locate(model.module, text, [call for call, _, _, _ in found])
             index = LineIndex(text)
-            for call, what, seed_fixes in found:
+            for call, what, seed_fixes, leaves in found:
                 span = offsets.get(id(call))
                 where = f"{name}:{index.position(span[0])[0]}" if span else name
-                causes.append(Cause(f"{what} ({where})", seed_fixes))
+                causes.append(Cause(f"{what} ({where})", seed_fixes, leaves))
         for match in _OPTIONS_OFF.finditer(text):
             row = text.count("\n", 0, match.start()) + 1
-            causes.append(Cause(f"tf.data.Options with deterministic = False ({name}:{row})", False))
+            causes.append(Cause(f"tf.data.Options with deterministic = False ({name}:{row})", False, SAME_MULTISET))
     return list(dict.fromkeys(causes))
 
 
-def _op_causes(model, name: str, call: cst.Call) -> List[Tuple[cst.Call, str, bool]]:
+def _op_causes(model, name: str, call: cst.Call) -> List[Tuple[cst.Call, str, bool, str]]:
     if name == "shuffle":
         seeded = argument(call, "seed", 1) is not None
-        return [] if seeded else [(call, "a shuffle without a seed", True)]
+        return [] if seeded else [(call, "a shuffle without a seed", True, SAME_MULTISET)]
     found = []
     if name in _DETERMINISTIC_POSITION:
         flag = argument(call, "deterministic", _DETERMINISTIC_POSITION[name])
         if flag is not None and bool_literal(flag.value) is False:
-            found.append((call, f"deterministic=False on a {name}: elements come in the order they finish", False))
+            found.append((call, f"deterministic=False on a {name}: elements come in the order they finish", False,
+                          SAME_MULTISET))
     function = argument(call, "map_func", 0) or argument(call, "predicate", 0)
     if function is None:
         return found
@@ -90,9 +105,9 @@ def _op_causes(model, name: str, call: cst.Call) -> List[Tuple[cst.Call, str, bo
         parallel = position is not None and argument(call, "num_parallel_calls", position) is not None
         if parallel:
             found.append((call, f"random ops in a parallel {name}: which element draws which numbers depends on "
-                                "thread timing, which a seed does not fix", False))
+                                "thread timing, which a seed does not fix", False, SAME_STRUCTURE))
         else:
-            found.append((call, f"random ops in a {name}", True))
+            found.append((call, f"random ops in a {name}", True, SAME_STRUCTURE))
     return found
 
 

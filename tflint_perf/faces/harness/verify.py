@@ -33,7 +33,7 @@ from tflint_perf.faces.harness.project_imports import (
 from tflint_perf.faces.harness.synthetic import synthetic_sources
 from tflint_perf.faces.harness.targets import Callee, Target, VerifyError, datasets_in, describe, find_callee, parse_target
 from tflint_perf.faces.harness.verdicts import PairedRuns, run_until_decided
-from tflint_perf.faces.harness.verify_report import DatasetResult, Run, json_lines, text_report
+from tflint_perf.faces.harness.verify_report import DatasetResult, Run, explaining, json_lines, text_report
 from tflint_perf.text.source import SourceError, SourceFile
 
 __all__ = ["VerifyError", "VerifyOptions", "describe", "verify"]
@@ -227,10 +227,10 @@ def verify(target_text: str, options: VerifyOptions, out=None, err=None) -> int:
 
     cores = os.cpu_count() or 1
     results = [measure(before, after, key, options, cores, progress) for key in keys]
-    causes = []
-    if any(result.varies for result in results):
-        session = workspace_for(layout.reached[0], Path.cwd()).session
-        causes = elements.static_causes(session, layout.reached, layout.root)
+    session = workspace_for(layout.reached[0], Path.cwd()).session
+    causes = elements.static_causes(session, layout.reached, layout.root)
+    for result in results:
+        result.allowed = elements.allowed(explaining(causes, options.seed))
     environment = {"tf_version": tf.__version__, "device": "gpu" if tf.config.list_physical_devices("GPU") else "cpu",
                    "cores": cores}
     run = Run(target_text, call, options, fixes, sorted({fix.split(":")[0] for fix in fixes}), environment, causes,
