@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -44,6 +45,24 @@ def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None,
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="module")
+def tensorflow():
+    """TensorFlow for the harness tests (marked ``tensorflow``); skipped where it is not installed."""
+    return pytest.importorskip("tensorflow")
+
+
+def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The real ``tflint-perf verify`` command."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "3"}
+    return subprocess.run([sys.executable, "-m", "tflint_perf", "verify", *args], cwd=cwd, capture_output=True,
+                          text=True, env=env, timeout=600)
+
+
+def records(stdout: str) -> List[dict]:
+    """``verify --json``'s records, one per line."""
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 def pytest_configure(config):

@@ -36,11 +36,6 @@ VERIFY_FIXTURE = FIXTURES / "pipelines_for_verify.py"
 INSTALL = "pip install 'tflint-perf[bench]'"
 
 
-@pytest.fixture(scope="module")
-def tensorflow():
-    return pytest.importorskip("tensorflow")
-
-
 def harness(*args: str, cwd: Path = REPO, extra_env=None) -> subprocess.CompletedProcess:
     """``python -m tflint_perf.faces.harness ...`` in a subprocess."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "2", **(extra_env or {})}

@@ -9,9 +9,6 @@ functions that cannot be called, reported in one line with exit 2.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -19,7 +16,7 @@ from typing import List
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import records, verify
 from tflint_perf.faces.harness.call_arguments import ArgumentError, Synthetic, parse_arguments
 from tflint_perf.faces.harness.project_imports import fixed_modules, layout_of, sides
 from tflint_perf.faces.harness.verify import describe
@@ -141,19 +138,6 @@ def test_an_error_is_one_line_with_where_it_was_raised():
 
 
 # -- with real TensorFlow ---------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tensorflow():
-    return pytest.importorskip("tensorflow")
-
-
-def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    return subprocess.run([sys.executable, "-m", "tflint_perf", "verify", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=600)
-
-
-def records(stdout: str) -> List[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 def error_lines(stderr: str) -> List[str]:

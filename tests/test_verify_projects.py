@@ -10,18 +10,16 @@ the allowed forms, never a measured speed-up.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, records, verify
 from tflint_perf.checking.workspace import forget_workspaces, workspace_for
 from tflint_perf.faces.harness import nondeterminism
 from tflint_perf.faces.harness.project_imports import fixed_modules, layout_of, sides
@@ -258,19 +256,6 @@ def test_causes_of_nondeterminism_are_read_from_the_pipelines(tmp_path):
 
 
 # -- with real TensorFlow ---------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tensorflow():
-    return pytest.importorskip("tensorflow")
-
-
-def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    return subprocess.run([sys.executable, "-m", "tflint_perf", "verify", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=600)
-
-
-def records(stdout: str) -> List[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 MNIST_ARGS = ("--args", "array((256, 28, 28), 'uint8', high=256), array((256,), 'int64'), "
