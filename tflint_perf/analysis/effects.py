@@ -12,6 +12,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
@@ -34,6 +35,8 @@ _NOT_RANDOM = frozenset(
 _STATE_METHODS = frozenset(
     {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
 )
+# The methods of a `tf.lookup` table: each runs a stateful op on the table's resource.
+_TABLE_METHODS = frozenset({"lookup", "insert", "remove", "export", "size"})
 _GENERATOR_METHODS = frozenset(
     {"uniform", "normal", "truncated_normal", "uniform_full_int", "binomial", "make_seeds"}
 )
@@ -71,10 +74,13 @@ class Effects:
     variables: bool = False
     python_side_effects: bool = False
     unknown: bool = False
+    # A `tf.lookup` table read or written (`LookupTableFindV2` and its kin are stateful ops, so
+    # the runtime's map_parallelization leaves such a map sequential).
+    tables: bool = False
 
     @property
     def stateful(self) -> bool:
-        return self.random or bool(self.python_callbacks) or self.variables or self.python_side_effects
+        return self.random or bool(self.python_callbacks) or self.variables or self.python_side_effects or self.tables
 
     @property
     def provably_stateless(self) -> bool:
@@ -86,6 +92,7 @@ class Effects:
         self.variables |= other.variables
         self.python_side_effects |= other.python_side_effects
         self.unknown |= other.unknown
+        self.tables |= other.tables
 
 
 class EffectAnalysis:
@@ -232,6 +239,8 @@ class EffectAnalysis:
             method = func.attr.value
             if method in _STATE_METHODS:
                 return Effects(variables=True)
+            if method in _TABLE_METHODS and self.is_lookup_table(func.value, scope):
+                return Effects(tables=True)
             if _is_self(func.value) and scope is not None:
                 owner = scope.owner
                 if owner is not None and method in owner.methods:
@@ -265,6 +274,37 @@ class EffectAnalysis:
                 return from_local_value
         return Effects(unknown=True)
 
+    def is_lookup_table(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
+        """``expr`` is a ``tf.lookup`` table: built by a table factory where it is bound, in this scope,
+        an enclosing one, ``self.<attr>`` in a method, or passed for a parameter by every same-file
+        caller (yolov3-tf2's ``parse_tfrecord(x, class_table, size)``, ``class_table =
+        tf.lookup.StaticHashTable(...)``). False when unsure."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            return _makes_lookup_table(self.model.call_name(expr) or "")
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
+            owner = scope.owner
+            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            return bool(values) and all(self.is_lookup_table(value, scope, depth + 1) for value in values)
+        if not isinstance(expr, cst.Name):
+            return False
+        found_scope, bindings = self.model.scope_bindings(expr.value, scope)
+        if not bindings:
+            return False
+        if all(binding.kind == "assign" and binding.value is not None for binding in bindings):
+            return all(self.is_lookup_table(b.value, found_scope, depth + 1) for b in bindings)  # type: ignore[arg-type]
+        if found_scope is None or any(binding.kind != "param" for binding in bindings):
+            return False
+        callers = self.model.call_graph.callers(found_scope)  # type: ignore[attr-defined]
+        positional = found_scope.positional_parameters
+        index = positional.index(expr.value) if expr.value in positional else None
+        passed = [argument(site.node, expr.value, index) for site in callers]
+        return bool(callers) and all(
+            arg is not None and not has_star_args(site.node) and self.is_lookup_table(arg.value, site.function, depth + 1)
+            for arg, site in zip(passed, callers)
+        )
+
     def _effects_of_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[Effects]:
         """A local object being called, e.g. ``augment = keras.Sequential([...])`` in the function
         that builds the pipeline; only when every binding of the name is such an assignment."""
@@ -279,6 +319,15 @@ class EffectAnalysis:
         if value is None:
             return None
         return _effects_of_values(self.model, [value])
+
+
+def _makes_lookup_table(name: str) -> bool:
+    """``tf.lookup.StaticHashTable``, ``tf.lookup.StaticVocabularyTable``,
+    ``tf.lookup.experimental.DenseHashTable``, TF1's ``tf.contrib.lookup.index_table_from_file``."""
+    if not name.startswith(("tf.lookup.", "tf.contrib.lookup.")):
+        return False
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf.endswith("Table") or "_table_from_" in leaf
 
 
 def _effects_of_api(name: str, call: Optional[cst.Call]) -> Effects:

@@ -14,6 +14,18 @@ from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
+# zzh8829/yolov3-tf2's loader: `{vocab}` is what the parse's `class_table` parameter is given.
+_YOLO_PARSE = (
+    "import tensorflow as tf\n\nclass Vocabulary:\n    def __init__(self, path):\n        self.path = path\n"
+    "    def lookup(self, text):\n        return tf.strings.to_hash_bucket_fast(text, 80)\n\n"
+    "def parse_tfrecord(tfrecord, class_table, size):\n    x = tf.io.parse_single_example(tfrecord, FEATURES)\n"
+    "    image = tf.image.resize(tf.image.decode_jpeg(x['image/encoded'], channels=3), (size, size))\n"
+    "    labels = tf.cast(class_table.lookup(x['image/object/class/text']), tf.float32)\n    return image, labels\n\n"
+    "def load_tfrecord_dataset(file_pattern, class_file, size=416):\n    class_table = {vocab}\n"
+    "    dataset = tf.data.Dataset.list_files(file_pattern).flat_map(tf.data.TFRecordDataset)\n"
+    "    return dataset.map(lambda x: parse_tfrecord(x, class_table, size))\n\n"
+    "model.fit(load_tfrecord_dataset(pattern, classes).batch(8), epochs=10)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -40,7 +52,9 @@ reported. Evaluation the model waits on every epoch counts as training does: `fi
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
-`py_function`) and `interleave` are reported on every version: the runtime leaves them sequential.
+`py_function`, a `tf.lookup` table's `lookup`, the table followed to where it is built, through a
+helper's parameters too) and `interleave` are reported on every version: the runtime leaves them
+sequential.
 
 Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
@@ -124,6 +138,9 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "        return ds.map(self.split)\n"),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
+        # On 2.12 a stateless map is parallelised by the runtime: a `lookup` of this file's own
+        # vocabulary class, which only hashes, is no table.
+        Valid(_YOLO_PARSE.format(vocab="Vocabulary(class_file)"), target_version=(2, 12)),
     )
     invalid = (
         Invalid(
@@ -165,6 +182,13 @@ first and map the batch instead. A map that must stay sequential to save memory 
             fixed="import tensorflow as tf\ndef decode(example, index):\n    return tf.io.decode_jpeg(example), index\n"
             "ds = tf.data.TFRecordDataset(f).map(\n    lambda ex: decode(ex, 1),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
             "model.fit(ds, epochs=5)\n",
+        ),
+        # zzh8829/yolov3-tf2: the parse reads a `StaticHashTable` passed through the helper's parameter;
+        # `LookupTableFindV2` is stateful, so TensorFlow 2.12 leaves the map sequential.
+        Invalid(
+            _YOLO_PARSE.format(vocab="tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(\n"
+                               "        class_file, tf.string, 0, tf.int64, -1, delimiter='\\n'), -1)"),
+            target_version=(2, 12),
         ),
         Invalid(
             "import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
