@@ -60,7 +60,8 @@ Maps with nothing to parallelise are not reported: a function that only picks, s
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`),
-which runs once per batch.
+which runs once per batch, or, straight after a `Dataset.zip`, one that only stacks or concatenates
+what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -138,6 +139,12 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "        return ds.map(self.split)\n"),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
+        # ageron/handson-ml2 16_nlp: one window of each of 32 parts, stacked into a batch by the zip's map.
+        Valid("import numpy as np\nimport tensorflow as tf\ndatasets = []\nfor part in np.array_split(encoded, 32):\n"
+              "    ds = tf.data.Dataset.from_tensor_slices(part).window(101, shift=100, drop_remainder=True)\n"
+              "    datasets.append(ds.flat_map(lambda window: window.batch(101)))\n"
+              "ds = tf.data.Dataset.zip(tuple(datasets)).map(lambda *windows: tf.stack(windows)).prefetch(1)\n"
+              "model.fit(ds, epochs=50)\n"),
         # On 2.12 a stateless map is parallelised by the runtime: a `lookup` of this file's own
         # vocabulary class, which only hashes, is no table.
         Valid(_YOLO_PARSE.format(vocab="Vocabulary(class_file)"), target_version=(2, 12)),
@@ -183,6 +190,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "ds = tf.data.TFRecordDataset(f).map(\n    lambda ex: decode(ex, 1),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
             "model.fit(ds, epochs=5)\n",
         ),
+        # A map on a zip that computes (resizing each image beside its mask) is per-element work.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.zip((images, masks))\n"
+            "ds = ds.map(lambda i, m: (tf.image.resize(i, [128, 128]), tf.image.resize(m, [128, 128])))\n"
+            "model.fit(ds.batch(8).prefetch(1), epochs=20)\n",
+            fixed="import tensorflow as tf\nds = tf.data.Dataset.zip((images, masks))\n"
+            "ds = ds.map(\n    lambda i, m: (tf.image.resize(i, [128, 128]), tf.image.resize(m, [128, 128])),\n"
+            "    num_parallel_calls=tf.data.AUTOTUNE,\n)\nmodel.fit(ds.batch(8).prefetch(1), epochs=20)\n",
+        ),
         # zzh8829/yolov3-tf2: the parse reads a `StaticHashTable` passed through the helper's parameter;
         # `LookupTableFindV2` is stateful, so TensorFlow 2.12 leaves the map sequential.
         Invalid(
@@ -215,9 +231,11 @@ first and map the batch instead. A map that must stay sequential to save memory 
             function = argument(call, "map_func", 0)
             if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
-            if all(pipelines.runs_per_batch(state, call) for state in states) and only_moves_values(
-                    function.value, context.model, pipelines.scope_of(call)):
-                continue  # `ds.batch(32).map(split_window)`: once per batch, only moving values around
+            if all(pipelines.runs_per_batch(state, call) or pipelines.first_on_zip(state, call) for state in states) \
+                    and only_moves_values(function.value, context.model, pipelines.scope_of(call)):
+                # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
+                # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
+                continue
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states
