@@ -45,7 +45,7 @@ Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline 
 pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 
 Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
-map feeding `adapt()`, see TFP101), in pipelines built for evaluation or a preview with no consumer in
+map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs, a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
