@@ -143,7 +143,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         keras = model.keras_models
-        tf1 = written_for_tf1(model)
+        tf1 = written_for_tf1(model, context.filename)
         for site in model.calls:
             call = site.node
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile") or model.call_name(call) is not None:
