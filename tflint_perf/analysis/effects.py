@@ -12,7 +12,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -96,15 +96,15 @@ class EffectAnalysis:
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
-                         local_only: bool = False) -> Optional[Callable]:
+                         local_only: bool = False, place: Optional[Place] = None) -> Optional[Callable]:
         """The function an expression denotes: a lambda, a def, ``self.method``, ``obj.method`` of
         an object built from a known class, or ``functools.partial(f, ...)``; in a project session also
         a function imported from another first-party module (unless ``local_only``). None when it
-        cannot be known."""
+        cannot be known. ``place``: where a module-level use is (the ``def`` in effect there)."""
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
-            found = self.model.lookup_function(expr.value, scope)
+            found = self.model.lookup_function(expr.value, scope, place)
             if found is None:
                 lam = self._named_lambda(expr.value, scope)
                 if lam is not None:
