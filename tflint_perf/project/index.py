@@ -15,7 +15,8 @@ analysis of a module asks two things of its project, both through a ``Session`` 
 What is first-party: files under the project root (the nearest directory holding
 ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; else the directory the command was
 pointed at), found the way Python would for a script in the importing file's directory or for the
-root on ``sys.path`` (plus a ``src/`` layout). TensorFlow, Keras and the other names the alias
+root on ``sys.path`` (plus a ``src/`` layout, and the directory above the package the importing file is
+in, for a package that imports itself by name from below the root). TensorFlow, Keras and the other names the alias
 table tracks are never first-party. Costs are bounded (docs/performance.md): at most
 ``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text
 only, once a run), a run models each imported module once (shared by every check), a check reads at
