@@ -134,3 +134,27 @@ def test_an_import_cycle_ends_and_is_silent(tmp_path):
     )
     result = run_cli("check", "--no-cache", "--select", "TFP101", "--output-format", "json", ".", cwd=tmp_path)
     assert result.returncode in (0, 1), result.stderr
+
+
+def test_a_package_imports_itself_by_name_from_below_the_project_root(tmp_path):
+    # A vendor's copy of the Object Detection API deep inside a larger tree: its modules import
+    # `object_detection.utils...`, which runs with `research/` on sys.path, not the tree's root.
+    from tflint_perf.project.index import Project, forget_index
+
+    research = tmp_path / "TensorFlow" / "SSD" / "research"
+    for folder in ("object_detection", "object_detection/utils", "object_detection/core", "loose"):
+        (research / folder).mkdir(parents=True)
+    for folder in ("object_detection", "object_detection/utils", "object_detection/core"):
+        (research / folder / "__init__.py").write_text("", encoding="utf-8")
+    (research / "object_detection" / "utils" / "label_map_util.py").write_text("x = 1\n", encoding="utf-8")
+    evaluation = research / "object_detection" / "core" / "evaluation.py"
+    evaluation.write_text("from object_detection.utils import label_map_util\n", encoding="utf-8")
+    # `loose/` is no package (no __init__.py): a script in it does not import itself by its folder's name.
+    (research / "loose" / "helpers.py").write_text("y = 2\n", encoding="utf-8")
+    script = research / "loose" / "sub" / "run.py"
+    script.parent.mkdir()
+    script.write_text("from loose import helpers\n", encoding="utf-8")
+    forget_index()
+    project = Project(tmp_path)
+    assert project.dependencies(evaluation.resolve()) == [(research / "object_detection" / "utils" / "label_map_util.py").resolve()]
+    assert project.dependencies(script.resolve()) == []

@@ -13,7 +13,8 @@ from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.environments import SIMULATOR, environment
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -21,7 +22,6 @@ NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
 # Factories of environments simulated in Python: stepping one has no TensorFlow equivalent.
-SIMULATOR_FACTORIES = frozenset({"gym.make", "gymnasium.make", "gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"})
 _NOT_RANDOM = frozenset(
     {
         "tf.random.set_seed",
@@ -103,15 +103,15 @@ class EffectAnalysis:
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
-                         local_only: bool = False) -> Optional[Callable]:
+                         local_only: bool = False, place: Optional[Place] = None) -> Optional[Callable]:
         """The function an expression denotes: a lambda, a def, ``self.method``, ``obj.method`` of
         an object built from a known class, or ``functools.partial(f, ...)``; in a project session also
         a function imported from another first-party module (unless ``local_only``). None when it
-        cannot be known."""
+        cannot be known. ``place``: where a module-level use is (the ``def`` in effect there)."""
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
-            found = self.model.lookup_function(expr.value, scope)
+            found = self.model.lookup_function(expr.value, scope, place)
             if found is None:
                 lam = self._named_lambda(expr.value, scope)
                 if lam is not None:
@@ -138,21 +138,11 @@ class EffectAnalysis:
     def steps_simulator(self, target: Callable) -> bool:
         """The function calls a method of an environment made by a Python simulator (``env = gym.make(...)``,
         then ``env.step(action)``): work that no TensorFlow op can do. Judged from the factory that
-        made the receiver, never from its name."""
+        made the receiver (``environments.SIMULATOR``), never from its name."""
         node = target if isinstance(target, cst.Lambda) else target.node
         scope = self._scope_of_lambda(target) if isinstance(target, cst.Lambda) else target
-        for call in _calls_within(node):
-            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-            if not isinstance(receiver, cst.Name):
-                continue
-            _, bindings = self.model.scope_bindings(receiver.value, scope)
-            if any(
-                binding.kind == "assign" and isinstance(binding.value, cst.Call)
-                and self.model.call_name(binding.value) in SIMULATOR_FACTORIES
-                for binding in bindings
-            ):
-                return True
-        return False
+        return any(isinstance(call.func, cst.Attribute) and environment(self.model, call.func.value, scope) == SIMULATOR
+                   for call in _calls_within(node))
 
     def only_sleeps(self, target: Callable) -> bool:
         """Every call the function makes is ``time.sleep``: a deliberate delay (a benchmark simulating

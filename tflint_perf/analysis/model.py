@@ -414,6 +414,7 @@ class ModuleModel:
             (f.parent, f.name): f for f in self.functions if f.parent is not None
         }
         self._site_by_call: Dict[cst.Call, CallSite] = {site.node: site for site in self.calls}
+        self._redefinitions: Optional[Dict[str, Dict[int, FunctionInfo]]] = None
         # Uses of the attributes in NOTED_ATTRIBUTES, recorded like calls (their `node` is the Attribute).
         self.attributes = collector.attributes
         self._site_by_call.update({site.node: site for site in self.attributes})  # type: ignore[misc]
@@ -438,15 +439,38 @@ class ModuleModel:
     def function_info(self, node: cst.FunctionDef) -> Optional[FunctionInfo]:
         return self._function_by_node.get(node)
 
-    def lookup_function(self, name: str, scope: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
-        """The same-file ``def`` a bare name refers to from inside ``scope`` (None: module level)."""
+    def lookup_function(self, name: str, scope: Optional[FunctionInfo], place: Optional[Place] = None
+                        ) -> Optional[FunctionInfo]:
+        """The same-file ``def`` a bare name refers to from inside ``scope`` (None: module level). Given
+        the ``place`` of a module-level use, the ``def`` in effect there: a notebook that defines
+        ``run_optimization`` in cell 8, trains with it in cell 9 and redefines it in cell 23 calls the
+        first in cell 9. Elsewhere (and where branches leave it open) the last module-level ``def``."""
         current = scope
         while current is not None:
             nested = self._nested.get((current, name))
             if nested is not None:
                 return nested
             current = current.parent
+        if place is not None and scope is None:
+            redefined = self._redefined().get(name)
+            if redefined is not None:
+                reaching = self.reaching(name, None, place)
+                if reaching is not None and len(reaching) == 1 and reaching[0].kind == "def":
+                    return redefined.get(id(reaching[0]), self.module_functions.get(name))
         return self.module_functions.get(name)
+
+    def _redefined(self) -> Dict[str, Dict[int, FunctionInfo]]:
+        """Module-level functions defined more than once: each ``def`` binding's function, by the
+        binding's identity (bindings and functions are recorded in the same source order)."""
+        if self._redefinitions is None:
+            self._redefinitions = {}
+            module_bindings = self.bindings.get(None, {})
+            for name in {f.name for f in self.functions if f.owner is None and f.parent is None}:
+                infos = [f for f in self.functions if f.owner is None and f.parent is None and f.name == name]
+                defs = [b for b in module_bindings.get(name, []) if b.kind == "def"]
+                if len(infos) > 1 and len(infos) == len(defs):
+                    self._redefinitions[name] = {id(binding): info for binding, info in zip(defs, infos)}
+        return self._redefinitions
 
     def calls_in(self, function: Union[FunctionInfo, cst.Lambda]) -> List[CallSite]:
         """Calls lexically inside a def (not its nested defs) or inside a lambda."""

@@ -140,6 +140,18 @@ class Session:
             self._importers[key] = found
         return self._importers[key]
 
+    def imported(self, model: ModuleModel) -> List[ModuleModel]:
+        """The first-party modules ``model``'s module imports directly (modelled once each)."""
+        if model.path is None:
+            return []
+        found = []
+        for path in self.project.dependencies(model.path):
+            path = path.resolve()
+            imported = self.model_for(path) if path != model.path else None
+            if imported is not None:
+                found.append(imported)
+        return found
+
     # -- names ------------------------------------------------------------------------------------
     def definition(self, model: ModuleModel, target: Tuple[str, int, Optional[str]], attributes: Sequence[str]
                    ) -> Optional[Definition]:
