@@ -94,6 +94,8 @@ class ElementMaps:
         self._importers_done = model.session is None
         # Calls of `self.<method>` in per-element code, by the class whose method makes them.
         self.self_calls: Dict[ClassInfo, List[_SelfCall]] = {}
+        # Wrappers handing a parameter to a map (`_map_fn(self, func, inputs)`): what callers pass for it is mapped.
+        self.forwarders: Dict[FunctionInfo, List[Tuple[str, _Origin]]] = {}
         for site in model.calls:
             name = model.call_name(site.node)
             if name not in ELEMENT_MAPS:
@@ -102,8 +104,14 @@ class ElementMaps:
             if arg is None:
                 continue
             origin = _Origin(site.node, model, name, site.function)
-            for target in self._mapped(arg.value, site.function, 0):
+            target = model.effects.resolve_callable(arg.value, site.function)
+            if target is not None:
                 self._walk(origin, [(target, frozenset(parameter_names(target)))], 0)
+                continue
+            parameter = _parameter_named(model, arg.value, site.function)
+            if parameter is not None:
+                self.forwarders.setdefault(site.function, []).append((parameter, origin))  # type: ignore[index]
+        self._follow_wrappers()
         self._walk_overrides()
         # What this module's own maps reach, before anything its importers add: what another module reads.
         self.own: Dict[Callable, List[ElementReach]] = {k: list(v) for k, v in self._reached.items()}
@@ -126,27 +134,55 @@ class ElementMaps:
         return _draws_random(self.model, expr, site.function, site.place, site.lambdas, 0)
 
     # -- the walk -------------------------------------------------------------------------------
-    def _mapped(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> List[Callable]:
-        """The functions a map's ``fn`` argument denotes: the one it names, or, when it is a parameter
-        of a wrapper (``_map_fn(self, func, inputs)``), what the wrapper's callers pass for it."""
-        target = self.model.effects.resolve_callable(expr, scope)
-        if target is not None:
-            return [target]  # type: ignore[list-item]
-        if depth >= _MAX_FORWARDING or scope is None or not isinstance(expr, cst.Name):
-            return []
-        _, bindings = self.model.scope_bindings(expr.value, scope)
-        if not bindings or any(b.kind != "param" for b in bindings):
-            return []  # not a parameter, or rebound
-        positional = scope.positional_parameters
-        position = positional.index(expr.value) if expr.value in positional else None
-        found: List[Callable] = []
-        for caller in self.model.call_graph.callers(scope):
-            if any(arg.star for arg in caller.node.args):
-                continue
-            passed = argument(caller.node, expr.value, position)
-            if passed is not None:
-                found.extend(t for t in self._mapped(passed.value, caller.function, depth + 1) if t not in found)
-        return found
+    def _follow_wrappers(self) -> None:
+        """Calls of wrappers that hand a parameter to a map (this module's, and in a project session
+        other first-party modules', such as the Object Detection API's ``static_or_dynamic_map_fn``):
+        the function passed for it is mapped; a parameter passed for it makes the caller a wrapper
+        too, a few wrappers up."""
+        done: Set[Tuple[cst.Call, str]] = set()
+        for _ in range(_MAX_FORWARDING):
+            found: Dict[FunctionInfo, List[Tuple[str, _Origin]]] = {}
+            for site in self.model.calls:
+                callee, entries = self._wrapper_at(site)
+                for parameter, origin in entries:
+                    if (site.node, parameter) in done or any(arg.star for arg in site.node.args):
+                        continue
+                    done.add((site.node, parameter))
+                    positional = callee.positional_parameters  # type: ignore[union-attr]
+                    position = positional.index(parameter) if parameter in positional else None
+                    passed = argument(site.node, parameter, position)
+                    if passed is None:
+                        continue
+                    target = self.model.effects.resolve_callable(passed.value, site.function)
+                    if target is not None:
+                        self._walk(origin, [(target, frozenset(parameter_names(target)))], 0)
+                        continue
+                    outer = _parameter_named(self.model, passed.value, site.function)
+                    if outer is not None:
+                        found.setdefault(site.function, []).append((outer, origin))  # type: ignore[arg-type]
+            if not found:
+                return
+            for wrapper, entries in found.items():
+                self.forwarders.setdefault(wrapper, []).extend(entries)
+
+    def _wrapper_at(self, site: CallSite) -> Tuple[Optional[FunctionInfo], List[Tuple[str, _Origin]]]:
+        """The wrapper a call calls and the parameters it hands to a map; (None, []) for other calls."""
+        model = self.model
+        local = model.call_graph.callee(site.node)
+        if local is not None:
+            return local, self.forwarders.get(local, [])
+        func = site.node.func
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if model.session is None or not isinstance(root, cst.Name) or root.value not in model.raw_imports:
+            return None, []
+        if not any(model.effects.resolve_callable(arg.value, site.function, local_only=True) is not None
+                   or _parameter_named(model, arg.value, site.function) is not None for arg in site.node.args):
+            return None, []  # no function handed over: no need to look into the other module
+        callee = model.call_graph.callee_at(site)
+        maps = self._maps_of(callee.model) if callee is not None and callee.model is not model else None
+        return (callee, maps.forwarders.get(callee, [])) if maps is not None else (None, [])
 
     def _walk(self, origin: _Origin, frontier: List[Tuple[Callable, FrozenSet[str]]], start: int) -> None:
         seen: Set[Callable] = set()
@@ -214,6 +250,14 @@ class ElementMaps:
             for function, reaches in theirs.own.items():
                 if isinstance(function, FunctionInfo) and function.model is self.model:
                     self._reached.setdefault(function, []).extend(reaches)
+
+
+def _parameter_named(model: ModuleModel, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[str]:
+    """The parameter of ``scope`` that ``expr`` names, when nothing rebinds it."""
+    if scope is None or not isinstance(expr, cst.Name):
+        return None
+    found, bindings = model.scope_bindings(expr.value, scope)
+    return expr.value if found is scope and bindings and all(b.kind == "param" for b in bindings) else None
 
 
 def _draws_random(model: ModuleModel, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
