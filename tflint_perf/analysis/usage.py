@@ -10,10 +10,10 @@ per-element ``tf.cond``) has nothing to report there: the fix is to delete the l
 - ``x = call(...)`` in a function: no other mention of ``x`` in that function (nested functions and
   lambdas included), no ``global``/``nonlocal`` and no ``locals()`` there;
 - ``self.x = call(...)`` in a method of class ``C``: no read of an attribute ``x`` (through any
-  receiver) in ``C``'s module, in the modules importing ``C``, and, for each first-party base class
-  ``B`` of ``C`` (a project session), in ``B``'s module and its importers, except in ``B``'s methods that
-  ``C`` overrides without calling ``super()`` (they never run on a ``C``); no string ``"x"`` that
-  ``getattr`` could spell in any of those modules.
+  receiver) in ``C``'s module and, for each first-party base class ``B`` of ``C`` (a project session),
+  in ``B``'s module, except in ``B``'s methods that ``C`` overrides without calling ``super()`` (they
+  never run on a ``C``); no ``.x`` in the text of any module importing ``C`` or ``B`` (parsed or not);
+  no string ``"x"`` that ``getattr`` could spell in any of those modules.
 
 Anything else (module-level names, which another module may import; a tuple target; a value
 returned, passed on or stored in a container) counts as used: when unsure, a value is used.
@@ -21,6 +21,7 @@ returned, passed on or stored in a container) counts as used: when unsure, a val
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, List, Optional, Set
 
 import libcst as cst
@@ -59,7 +60,7 @@ def _attribute_unread(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
     if _reads(model.module, attr, skipped=()):
         return False
     session = model.session
-    if session is not None and any(_reads(m.module, attr, ()) for m in session.importers(model, [cls.name])):
+    if session is not None and _mentioned(session.importer_texts(model, [cls.name]), attr):
         return False
     for base in model.first_party_bases(cls):
         owner = base.model
@@ -69,10 +70,17 @@ def _attribute_unread(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
                    if name in cls.methods and not _calls_super(cls.methods[name])]
         if _reads(owner.module, attr, skipped):
             return False
-        importers = session.importers(owner, [base.name]) if session is not None else []
-        if any(_reads(m.module, attr, ()) for m in importers if m is not model):
+        importers = session.importer_texts(owner, [base.name]) if session is not None else []
+        if _mentioned([text for text in importers if text != model.module.code], attr):
             return False
     return True
+
+
+def _mentioned(texts: List[str], attr: str) -> bool:
+    """Any of the texts spells ``.attr`` or the string ``attr``: read, or may be (the importers, read as
+    text: a module without TensorFlow in it is not parsed, and reads what it imports all the same)."""
+    pattern = re.compile(rf"\.\s*{re.escape(attr)}\b|['\"]{re.escape(attr)}['\"]")
+    return any(pattern.search(text) for text in texts)
 
 
 def _reads(tree: cst.CSTNode, attr: str, skipped: Iterable[cst.CSTNode]) -> bool:
