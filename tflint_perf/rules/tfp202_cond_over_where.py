@@ -36,9 +36,9 @@ class CondOverWhere(Rule):
     what_it_does = """
 Checks for `tf.cond(pred, true_fn, false_fn)` (also `tf.compat.v1.cond`) in code that runs per
 element of a tensor or per step (a function passed to `tf.map_fn` or `tf.vectorized_map`, a
-`tf.function`, a Keras layer's `call`), whose branches are a lambda or a one-line local function
-returning a cheap, side-effect-free element-wise expression of the same tensors, and whose
-predicate is a tensor.
+`tf.function`, a Keras layer's `call`), whose branches are a lambda or a short local function
+returning a cheap, side-effect-free element-wise expression of the same tensors (or a tuple of
+them, matched element by element), and whose predicate is a tensor.
 
 The per-element site is often a few calls below the map: `tf.map_fn(lambda bbox: _clip_box(bbox,
 height, width), boxes)`, where `_clip_box` calls a `_clamp(coord)` that chooses with `tf.cond`.
@@ -47,8 +47,26 @@ into other modules of the project too (`analysis/element_maps.py`), and reports 
 there, naming the map that runs it; such a site is reported whether the map sits in a
 `tf.function`, a `Dataset.map` function or eager code. There the predicate must read the element:
 a choice on what the map closes over (a `training` flag, the image's size) is the same for every
-element, and is not reported. The branches must be built from the same element values; a value the
-map closes over may appear in them (`tf.minimum(coord, height)`).
+element, and is not reported; a random draw made in the per-element code (`tf.random.uniform(()) <
+p`, a Keras layer's `self._random_generator.random_uniform(...)`) is one draw per element, and is.
+The branches must be built from the same element values, two numbers, or the equal parts of one
+`tf.split(x, n)` / `tf.unstack(x)` (a box's corner columns); a value the map closes over may appear
+in them (`tf.minimum(coord, height)`).
+
+The map may be reached the way augmentation layers reach it (KerasCV's `BaseImageAugmentationLayer`):
+its function is a parameter of a wrapper (`_map_fn(self, func, inputs)` calling `tf.map_fn(func,
+inputs)`, or the Object Detection API's `static_or_dynamic_map_fn(fn, elems)` in another module),
+and the mapped `self._augment` calls `self.augment_bounding_boxes(...)` and
+`self.get_random_transformation(...)`, which a subclass in another module overrides: the rule follows
+what callers pass for the wrapper's parameter, and the subclasses' overrides of the methods the
+base's per-element code calls. KerasCV's own vectorised layers later replaced both of RandomShear's
+per-image conds (the sign of the shear picking a box's corners, `random_inversion`'s random sign) by
+one `tf.where` over the batch.
+
+A per-element `tf.cond` whose result nothing reads (`self.mask = tf.map_fn(...)` with no read of
+`mask` in the class, its base classes' methods that still run, or the modules importing them) is not
+reported: in a TensorFlow 1 graph that op never runs, and the fix is to delete it
+(`analysis/usage.py`).
 
 Not reported:
 - a `tf.cond` directly in a function passed to `Dataset.map` (a `tf.map_fn` inside it is still
@@ -147,10 +165,11 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
     )
 
     known_problems = """
-A per-element `tf.cond` whose branches return tuples (`lambda: (min_y, max_y)`) or call a
-helper (`lambda: _adjust_bbox_boundaries(min_y, max_y)`, as AutoAugment's `_check_bbox_area`
-does) is not reported: the rule compares single element-wise expressions. A helper reached only
-through `*args`, or a map whose function is chosen at run time, is not followed.
+A per-element `tf.cond` whose branches call a helper (`lambda: _adjust_bbox_boundaries(min_y,
+max_y)`, as AutoAugment's `_check_bbox_area` does) is not reported: the rule compares element-wise
+expressions it can read, not what a helper returns. A helper reached only through `*args`, a map
+whose function is chosen at run time or held on an attribute (`self._image_resizer_fn`), and a
+wrapper module that the project's import roots do not resolve are not followed.
 """
     valid = (
         # A branch that calls a layer (expensive, skipped work).
