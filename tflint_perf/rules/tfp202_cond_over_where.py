@@ -111,13 +111,13 @@ against 0.0055 s per 20 calls). The large win needs that second, manual step.
 
 Boxes clamped coordinate by coordinate in helpers that `tf.map_fn` runs per box
 (`benchmarks/tfp202_scalar_cond.py --per-box`, TensorFlow 2.21, one thread in a `tf.function`,
-median of 7 calls, on a 2-core CPU shared with other work, two runs): `map_fn` + `tf.cond` took
-41.9 and 146.9 ms for 1,000 boxes, 416 and 1,908 ms for 10,000; one `tf.where` over the whole
-`[n, 4]` batch took 0.17-0.18 ms and 0.51-0.67 ms: 250-820x for 1,000 boxes and 810-2,850x for
-10,000. Swapping `tf.cond` for `tf.where` inside the same `map_fn` gained nothing (0.73-1.05x):
+median of 7 calls, on a 2-core CPU shared with other work, three runs): `map_fn` + `tf.cond` took
+41.9, 128.7 and 146.9 ms for 1,000 boxes, 416, 1,164 and 1,908 ms for 10,000; one `tf.where` over the whole
+`[n, 4]` batch took 0.17-0.27 ms and 0.51-0.67 ms: 250-820x for 1,000 boxes and 810-2,850x for
+10,000. Swapping `tf.cond` for `tf.where` inside the same `map_fn` gained nothing (0.73-1.07x):
 the win is removing the per-element map, which the `tf.where` form makes possible.
-`tf.vectorized_map` already converts such a `tf.cond` (0.26-0.27 ms and 1.4-5.7 ms), so one
-`tf.where` gains 1.5-8x there.
+`tf.vectorized_map` already converts such a `tf.cond` (0.26-0.34 ms and 1.4-8.0 ms), so one
+`tf.where` gains 1.2-15x there.
 
 Outside `tf.map_fn` the predicate of a `tf.cond` is a single scalar and the CPU gains nothing
 (2,000 calls of a scalar cond with cheap branches: 0.70 s against 0.69 s); over large tensors
