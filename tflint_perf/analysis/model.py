@@ -83,11 +83,18 @@ class FunctionInfo:
         return self.class_info is not None and self.parent is None
 
     @property
+    def binds_self(self) -> bool:
+        """A method whose first parameter is the instance (or class): not a ``@staticmethod``."""
+        return self.is_method and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in self.node.decorators
+        )
+
+    @property
     def positional_parameters(self) -> List[str]:
         """The parameters a call binds by position, as a caller sees them (a method's ``self`` left out)."""
         params = self.node.params
         positional = [p.name.value for p in [*params.posonly_params, *params.params]]
-        return positional[1:] if self.is_method and positional else positional
+        return positional[1:] if self.binds_self and positional else positional
 
     @property
     def owner(self) -> Optional["ClassInfo"]:
@@ -532,6 +539,26 @@ class ModuleModel:
         if found_scope is not None or any(b.kind != "import" for b in bindings):
             return None  # a local of the same name, or the import rebound
         return self.session.definition(self, target, attributes)
+
+    def first_party_bases(self, cls: ClassInfo, levels: int = 3) -> List[ClassInfo]:
+        """The classes of this project that ``cls`` derives from, a few levels up: this module's, and
+        in a project session other first-party modules'."""
+        found: List[ClassInfo] = []
+        frontier = [(self, cls)]
+        for _ in range(levels):
+            next_frontier = []
+            for owner, current in frontier:
+                for base in current.node.bases:
+                    parent: object = None
+                    if isinstance(base.value, cst.Name) and base.value.value in owner.classes:
+                        parent = owner.classes[base.value.value]
+                    elif owner.session is not None:
+                        parent = owner.foreign(base.value)
+                    if isinstance(parent, ClassInfo) and parent is not cls and parent not in found:
+                        found.append(parent)
+                        next_frontier.append((parent.model or owner, parent))
+            frontier = next_frontier
+        return found
 
     def owns(self, node: cst.CSTNode) -> bool:
         """The node is part of this module's tree (not of another module's, in a project session)."""
