@@ -215,3 +215,22 @@ def _shape(value: Any, seen: Dict[int, int]) -> Any:
 
 def test_the_corpus_has_real_code_in_it():
     assert len(CORPUS) > 20 and sum(text.count("\n") for text in CORPUS) > 5000, sys.version
+
+
+@pytest.mark.parametrize("index", range(0, len(CORPUS), 7))
+def test_a_models_own_node_ids_are_its_whole_tree_even_when_statements_are_shared(index):
+    # ModuleModel.owns reads the ids statement by statement, remembered by the statement's identity (an
+    # incremental re-parse keeps unchanged statements as the same objects): the set is still exactly the tree.
+    from tflint_perf.analysis.model import ModuleModel, statement_node_ids
+
+    module = cst.parse_module(CORPUS[index])
+    assert ModuleModel(module)._node_ids == walk_module.node_ids(module)
+    if not module.body:
+        return
+    # An edit of the last statement: the others are the same objects in the new tree.
+    edited = cst.parse_module(CORPUS[index] + "\nedited = 1\n")
+    reused = module.with_changes(body=[*module.body, edited.body[-1]], footer=edited.footer)
+    remembered = statement_node_ids(module.body[0])
+    assert statement_node_ids(reused.body[0]) is remembered
+    assert ModuleModel(reused)._node_ids == walk_module.node_ids(reused)
+    assert id(edited.body[-1]) in ModuleModel(reused)._node_ids and id(module) not in ModuleModel(reused)._node_ids

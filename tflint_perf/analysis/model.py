@@ -11,6 +11,8 @@ analyses: ``analysis/analyses.py`` builds them on demand, on top of it.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -517,11 +519,40 @@ class ModuleModel:
 
     @cached_property
     def _node_ids(self) -> frozenset:
-        return frozenset(node_ids(self.module))
+        module = self.module
+        parts = [statement_node_ids(statement) for statement in module.body]
+        rest = {id(module)}
+        for node in (*module.header, *module.footer):  # the module's other nodes: comments and blank lines
+            rest |= node_ids(node)
+        return frozenset(rest).union(*parts)
 
     def tensorflow_alias(self) -> Optional[str]:
         """The local name the module uses for TensorFlow itself (``tf``, ``tf2``...), if any."""
         return self.imports.alias_for("tf")
+
+
+# The node ids of top-level statements, by the statement's identity: a module re-parsed after an edit
+# keeps its unchanged statements as the same objects, so a re-check walks only the changed ones to
+# tell its own nodes from another module's (``owns``). Each entry keeps its statement alive, so that
+# the id it is keyed by cannot be reused by another object while the entry lives.
+_STATEMENT_IDS: "OrderedDict[int, Tuple[cst.CSTNode, frozenset]]" = OrderedDict()
+_MAX_STATEMENT_IDS = 2048  # a few large modules' statements; each entry is its statement's ids
+_STATEMENT_IDS_LOCK = threading.Lock()
+
+
+def statement_node_ids(statement: cst.CSTNode) -> frozenset:
+    """``node_ids(statement)``, remembered while the statement object is the same."""
+    with _STATEMENT_IDS_LOCK:  # a language server may check two documents at once
+        entry = _STATEMENT_IDS.get(id(statement))
+        if entry is not None and entry[0] is statement:
+            _STATEMENT_IDS.move_to_end(id(statement))
+            return entry[1]
+    ids = frozenset(node_ids(statement))
+    with _STATEMENT_IDS_LOCK:
+        _STATEMENT_IDS[id(statement)] = (statement, ids)
+        while len(_STATEMENT_IDS) > _MAX_STATEMENT_IDS:
+            _STATEMENT_IDS.popitem(last=False)
+    return ids
 
 
 def lambda_parameter_names(node: cst.Lambda) -> List[str]:

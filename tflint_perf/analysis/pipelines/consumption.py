@@ -15,7 +15,8 @@ a pipeline is built for (``built_for``: the names of the function, class and var
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+import operator
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -183,6 +184,8 @@ class ConsumptionQueries:
     consumptions: List[Consumption]
     _call_sites: Dict[cst.Call, CallSite]
     _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
+    # consumptions_of's index: the consumptions it was built from, and id(op call) -> those holding it.
+    _consumers_by_op: Optional[Tuple[List[Consumption], Dict[int, List[Consumption]]]] = None
 
     scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
     every_epoch: Callable[[Consumption], bool]  # PipelineIntent's
@@ -201,7 +204,19 @@ class ConsumptionQueries:
 
     def consumptions_of(self, call: cst.Call) -> List[Consumption]:
         """The consumptions of pipelines that include the op ``call``."""
-        return [c for c in self.consumptions if any(any(op.call is call for op in s.ops) for s in c.states)]
+        # Asked for many ops of a module (every rule about an op): indexed once per list of consumptions
+        # rather than scanning every state's ops per question. The list is rebuilt by the property, so the
+        # index is kept while it holds the same consumptions (by identity).
+        consumptions = self.consumptions
+        indexed = self._consumers_by_op
+        if indexed is None or len(indexed[0]) != len(consumptions) or not all(map(operator.is_, indexed[0], consumptions)):
+            by_op: Dict[int, List[Consumption]] = {}
+            for consumption in consumptions:
+                calls = {id(op.call): None for state in consumption.states for op in state.ops}
+                for key in calls:
+                    by_op.setdefault(key, []).append(consumption)
+            indexed = self._consumers_by_op = (consumptions, by_op)
+        return list(indexed[1].get(id(call), ()))
 
     def iterated_once(self, consumption: Consumption) -> bool:
         """True when the consumer provably makes a single pass (``fit`` with one epoch,
