@@ -519,40 +519,45 @@ class ModuleModel:
 
     @cached_property
     def _node_ids(self) -> frozenset:
-        module = self.module
-        parts = [statement_node_ids(statement) for statement in module.body]
-        rest = {id(module)}
-        for node in (*module.header, *module.footer):  # the module's other nodes: comments and blank lines
-            rest |= node_ids(node)
-        return frozenset(rest).union(*parts)
+        return module_node_ids(self.module, self.path)
 
     def tensorflow_alias(self) -> Optional[str]:
         """The local name the module uses for TensorFlow itself (``tf``, ``tf2``...), if any."""
         return self.imports.alias_for("tf")
 
 
-# The node ids of top-level statements, by the statement's identity: a module re-parsed after an edit
-# keeps its unchanged statements as the same objects, so a re-check walks only the changed ones to
-# tell its own nodes from another module's (``owns``). Each entry keeps its statement alive, so that
-# the id it is keyed by cannot be reused by another object while the entry lives.
-_STATEMENT_IDS: "OrderedDict[int, Tuple[cst.CSTNode, frozenset]]" = OrderedDict()
-_MAX_STATEMENT_IDS = 2048  # a few large modules' statements; each entry is its statement's ids
-_STATEMENT_IDS_LOCK = threading.Lock()
+# The node ids of a module's top-level statements, by the statement's identity, for the latest tree
+# of each module path asked: a module re-parsed after an edit keeps its unchanged statements as the
+# same objects, so a re-check walks only the changed ones to tell its own nodes from another module's
+# (``owns``). Each entry keeps its statement alive, so that the id it is keyed by cannot be reused by
+# another object while the entry lives; only the latest tree's statements are kept, so no old tree
+# outlives its model because of this.
+StatementIds = Dict[int, Tuple[cst.CSTNode, frozenset]]
+_STATEMENT_IDS: "OrderedDict[Path, StatementIds]" = OrderedDict()
+_MAX_PATHS = 16
+_STATEMENT_IDS_LOCK = threading.Lock()  # a language server may check two documents at once
 
 
-def statement_node_ids(statement: cst.CSTNode) -> frozenset:
-    """``node_ids(statement)``, remembered while the statement object is the same."""
-    with _STATEMENT_IDS_LOCK:  # a language server may check two documents at once
-        entry = _STATEMENT_IDS.get(id(statement))
-        if entry is not None and entry[0] is statement:
-            _STATEMENT_IDS.move_to_end(id(statement))
-            return entry[1]
-    ids = frozenset(node_ids(statement))
+def module_node_ids(module: cst.Module, path: Optional[Path] = None) -> frozenset:
+    """``node_ids(module)``; with ``path``, reading again the statements of the path's last tree."""
     with _STATEMENT_IDS_LOCK:
-        _STATEMENT_IDS[id(statement)] = (statement, ids)
-        while len(_STATEMENT_IDS) > _MAX_STATEMENT_IDS:
-            _STATEMENT_IDS.popitem(last=False)
-    return ids
+        known = _STATEMENT_IDS.get(path, {}) if path is not None else {}
+    current: StatementIds = {}
+    for statement in module.body:
+        entry = known.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = (statement, frozenset(node_ids(statement)))
+        current[id(statement)] = entry
+    rest = {id(module)}
+    for node in (*module.header, *module.footer):  # the module's other nodes: comments and blank lines
+        rest |= node_ids(node)
+    if path is not None:
+        with _STATEMENT_IDS_LOCK:
+            _STATEMENT_IDS[path] = current
+            _STATEMENT_IDS.move_to_end(path)
+            while len(_STATEMENT_IDS) > _MAX_PATHS:
+                _STATEMENT_IDS.popitem(last=False)
+    return frozenset(rest).union(*(ids for _, ids in current.values()))
 
 
 def lambda_parameter_names(node: cst.Lambda) -> List[str]:
