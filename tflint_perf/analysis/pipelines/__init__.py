@@ -34,6 +34,7 @@ from tflint_perf.analysis.pipelines.intent import PipelineIntent
 from tflint_perf.analysis.pipelines.predicates import StatePredicates
 from tflint_perf.analysis.pipelines.sources import SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
+from tflint_perf.analysis.purpose import Purpose
 
 
 class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineIntent, StatePredicates):
@@ -53,6 +54,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         }
         self._call_sites = {site.node: site for site in model.calls}
         self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
+        self._loop_purposes: Dict[cst.CSTNode, Purpose] = {}
         self._peeked: set = set()  # calls that are the argument of `next(...)`
         for site in model.calls:
             for loop in site.loops:
