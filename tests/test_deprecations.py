@@ -138,3 +138,71 @@ def test_a_deprecated_api_that_is_also_slow_is_reported_by_the_performance_rule_
     assert [(f["code"], f["location"]["row"]) for f in json.loads(default.stdout)] == [("TFP201", 3)]
     opted = run_cli("check", "--extend-select", "TFP4", "--no-cache", "--output-format", "json", "train.py", cwd=tmp_path)
     assert sorted((f["code"], f["location"]["row"]) for f in json.loads(opted.stdout)) == [("TFP201", 3), ("TFP402", 3)]
+
+
+# The TF1 Object Detection API as a vendor ships it (NVIDIA's SSD, TensorFlow 1.15): an evaluation helper
+# calls `tf.py_func` through a plain `import tensorflow`, and nothing in it is TensorFlow 1-only, but the
+# package's label-map reader it imports uses `tf.gfile`, which TensorFlow 2 removed. No dependency file.
+_EVALUATION = (
+    "import tensorflow as tf\n"
+    "from object_detection.utils import label_map_util\n"
+    "def get_estimator_eval_metric_ops(update_op, args):\n"
+    "    return tf.py_func(update_op, args, [])\n"
+)
+
+
+def _detection_package(tmp_path, reader_body):
+    package = tmp_path / "TensorFlow" / "Detection" / "SSD" / "models" / "research" / "object_detection"
+    (package / "utils").mkdir(parents=True)
+    for folder in (package, package / "utils"):
+        (folder / "__init__.py").write_text("", encoding="utf-8")
+    (package / "utils" / "object_detection_evaluation.py").write_text(_EVALUATION, encoding="utf-8")
+    (package / "utils" / "label_map_util.py").write_text("import tensorflow as tf\n" + reader_body, encoding="utf-8")
+    return package / "utils" / "object_detection_evaluation.py"
+
+
+def test_a_module_whose_project_imports_run_only_on_tensorflow_1_gets_no_tensorflow_2_advice(tmp_path):
+    evaluation = _detection_package(tmp_path, "def load_labelmap(path):\n    with tf.gfile.GFile(path, 'r') as fid:\n"
+                                              "        return fid.read()\n")
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     str(evaluation.relative_to(tmp_path)), cwd=tmp_path)
+    assert _codes(result) == [], result.stdout + result.stderr
+
+
+def test_a_module_whose_project_imports_run_on_tensorflow_2_is_reported(tmp_path):
+    evaluation = _detection_package(tmp_path, "def load_labelmap(path):\n    with tf.io.gfile.GFile(path, 'r') as fid:\n"
+                                              "        return fid.read()\n")
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     str(evaluation.relative_to(tmp_path)), cwd=tmp_path)
+    assert _codes(result) == ["TFP402"], result.stdout + result.stderr
+
+
+def _notebook(path, *cells):
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": cell}
+                  for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 4}), encoding="utf-8")
+
+
+# The archived TensorFlow 1 eager guide (tensorflow/docs, site/en/r1/guide/eager.ipynb): `compat.v1`,
+# and a graph with a placeholder, which raises under TensorFlow 2's eager execution.
+_GRAPH_CELL = (
+    "with tf.Session() as sess:\n"
+    "  x = tf.placeholder(dtype=tf.float32)\n"
+    "  pf = tf.py_func(my_py_func, [x], tf.float32)\n"
+    "  sess.run(pf, feed_dict={x: [[2.0]]})\n"
+)
+
+
+def test_a_notebook_building_graphs_under_eager_execution_runs_only_on_tensorflow_1(tmp_path):
+    _notebook(tmp_path / "eager.ipynb", "import tensorflow.compat.v1 as tf\n", _GRAPH_CELL)
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     "eager.ipynb", cwd=tmp_path)
+    assert _codes(result) == [], result.stdout + result.stderr
+
+
+def test_a_notebook_that_turns_eager_execution_off_runs_on_tensorflow_2_and_is_reported(tmp_path):
+    _notebook(tmp_path / "eager.ipynb", "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n", _GRAPH_CELL)
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     "eager.ipynb", cwd=tmp_path)
+    assert _codes(result) == ["TFP402"], result.stdout + result.stderr

@@ -162,3 +162,207 @@ def test_methods_mapped_by_keyword_and_a_recursive_helper():
     found = lint(source, ["TFP202"])
     assert [d.location.row for d in found] == [5]
     assert "`_clamp`, which the `tf.map_fn` in `clip` runs for every element (1 call deep)" in found[0].message
+
+
+def _project(tmp_path, files):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'aug'\n")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP202", ".", cwd=tmp_path)
+    found = [(d["filename"].replace("\\", "/"), d["location"]["row"], d["message"]) for d in json.loads(result.stdout)]
+    return found, result
+
+
+# KerasCV's augmentation layers (keras_cv/layers/preprocessing): the base layer maps `self._augment`
+# through a `_map_fn(self, func, inputs)` wrapper; `_augment` calls `self.get_random_transformation`
+# and `self.augment_bounding_boxes`, which a subclass in another module overrides; the override reaches
+# a helper of a third module drawing a random sign per image.
+KERAS_CV = {
+    "aug/__init__.py": "",
+    "aug/base.py": """\
+        import tensorflow as tf
+
+
+        class BaseAugmentation(tf.keras.layers.Layer):
+            def _map_fn(self, func, inputs):
+                if self.auto_vectorize:
+                    return tf.vectorized_map(func, inputs)
+                return tf.map_fn(func, inputs)
+
+            def get_random_transformation(self, image=None, bounding_boxes=None):
+                return None
+
+            def augment_bounding_boxes(self, bounding_boxes, transformation, **kwargs):
+                raise NotImplementedError()
+
+            def _augment(self, inputs):
+                image = inputs["images"]
+                bounding_boxes = inputs["bounding_boxes"]
+                transformation = self.get_random_transformation(image=image, bounding_boxes=bounding_boxes)
+                boxes = self.augment_bounding_boxes(bounding_boxes, transformation=transformation, image=image)
+                return {"images": image, "bounding_boxes": boxes}
+
+            def _batch_augment(self, inputs):
+                return self._map_fn(self._augment, inputs)
+
+            def call(self, inputs):
+                return self._batch_augment(inputs)
+        """,
+    "aug/utils.py": """\
+        import tensorflow as tf
+
+
+        def random_inversion(random_generator):
+            negate = random_generator.random_uniform((), 0, 1, dtype=tf.float32) > 0.5
+            negate = tf.cond(negate, lambda: -1.0, lambda: 1.0)
+            return negate
+
+
+        def unused_flip(flag):
+            return tf.cond(flag, lambda: -1.0, lambda: 1.0)
+        """,
+    "aug/shear.py": """\
+        import tensorflow as tf
+
+        from aug import utils
+        from aug.base import BaseAugmentation
+
+
+        class RandomShear(BaseAugmentation):
+            def get_random_transformation(self, **kwargs):
+                return self._get_shear_amount(self.x_factor)
+
+            def _get_shear_amount(self, constraint):
+                invert = utils.random_inversion(self._random_generator)
+                return invert * constraint()
+
+            def augment_bounding_boxes(self, bounding_boxes, transformation, image=None, **kwargs):
+                x = transformation
+                return self._convert_to_four_coordinate(bounding_boxes, x)
+
+            @staticmethod
+            def _convert_to_four_coordinate(extended_bboxes, x):
+                top_left_x, bottom_right_x, top_right_x, bottom_left_x = tf.split(extended_bboxes, 4, axis=1)
+
+                def positive_case_x():
+                    final_x1 = bottom_left_x
+                    final_x2 = top_right_x
+                    return final_x1, final_x2
+
+                def negative_case_x():
+                    final_x1 = top_left_x
+                    final_x2 = bottom_right_x
+                    return final_x1, final_x2
+
+                final_x1, final_x2 = tf.cond(tf.less(x, 0), negative_case_x, positive_case_x)
+                return tf.concat([final_x1, final_x2], axis=1)
+        """,
+}
+
+
+def test_overrides_a_base_class_maps_through_a_wrapper_are_per_element_code(tmp_path):
+    found, result = _project(tmp_path, KERAS_CV)
+    assert sorted((name, row) for name, row, _ in found) == [("aug/shear.py", 33), ("aug/utils.py", 6)], result.stderr
+    messages = {name: message for name, _, message in found}
+    assert "the `tf.vectorized_map` in `_map_fn` (in `aug/base.py`)" in messages["aug/shear.py"]
+    assert "(3 calls deep)" in messages["aug/utils.py"]
+
+
+def test_without_the_map_the_same_layer_code_is_silent(tmp_path):
+    files = dict(KERAS_CV)
+    files["aug/base.py"] = files["aug/base.py"].replace(
+        "return self._map_fn(self._augment, inputs)", "return self._augment(inputs)"
+    )
+    found, result = _project(tmp_path, files)
+    assert found == [], result.stderr
+
+
+def test_a_wrapper_in_another_module_hands_its_function_to_the_map(tmp_path):
+    found, result = _project(tmp_path, {
+        "aug/__init__.py": "",
+        "aug/shape_utils.py": """\
+            import tensorflow as tf
+
+
+            def static_or_dynamic_map_fn(fn, elems, dtype=None):
+                if isinstance(elems, list):
+                    return [fn(e) for e in elems]
+                return tf.map_fn(fn, elems, dtype=dtype)
+            """,
+        "aug/post.py": """\
+            import tensorflow as tf
+
+            from aug import shape_utils
+
+
+            def _clip_score(score):
+                return tf.cond(score > 1.0, lambda: tf.ones_like(score), lambda: tf.maximum(score, 0.0))
+
+
+            def _not_mapped(score):
+                return tf.cond(score > 1.0, lambda: tf.ones_like(score), lambda: tf.maximum(score, 0.0))
+
+
+            def clip_scores(scores):
+                return shape_utils.static_or_dynamic_map_fn(_clip_score, scores)
+            """,
+    })
+    assert [(name, row) for name, row, _ in found] == [("aug/post.py", 7)], result.stderr
+
+
+# The A3C option network (veronicachelu/temporal_abstraction): a subclass's `build_losses` computes a
+# per-option mask that nothing reads, while the base's `build_losses`, which it overrides, reads its own.
+OPTIONS = {
+    "nets/__init__.py": "",
+    "nets/base.py": """\
+        import tensorflow as tf
+
+
+        class OptionNetwork:
+            def build_losses(self):
+                self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),
+                                             self.options_placeholder)
+                self.policies = self.get_policies(self.option_mask)
+        """,
+    "nets/embedding.py": """\
+        import tensorflow as tf
+
+        from nets.base import OptionNetwork
+
+
+        class EmbeddingNetwork(OptionNetwork):
+            def build_losses(self):
+                self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),
+                                             self.options_placeholder)
+                self.loss = tf.reduce_mean(self.q_values)
+        """,
+}
+
+
+def test_a_per_element_choice_nothing_reads_is_silent_across_a_base_class(tmp_path):
+    found, result = _project(tmp_path, OPTIONS)
+    assert [(name, row) for name, row, _ in found] == [("nets/base.py", 6)], result.stderr
+
+
+def test_a_base_method_the_subclass_inherits_reads_the_attribute(tmp_path):
+    files = dict(OPTIONS)
+    files["nets/base.py"] += (
+        "\n            def summaries(self):\n                return tf.summary.histogram('mask', self.option_mask)\n"
+    )
+    found, result = _project(tmp_path, files)
+    assert sorted((name, row) for name, row, _ in found) == [("nets/base.py", 6), ("nets/embedding.py", 8)], result.stderr
+
+
+def test_an_importer_reading_the_attribute_keeps_it_alive(tmp_path):
+    files = dict(OPTIONS)
+    files["nets/agent.py"] = """\
+        from nets.embedding import EmbeddingNetwork
+
+
+        def step(sess, net: EmbeddingNetwork, feed):
+            return sess.run(net.option_mask, feed_dict=feed)
+        """
+    found, result = _project(tmp_path, files)
+    assert sorted((name, row) for name, row, _ in found) == [("nets/base.py", 6), ("nets/embedding.py", 8)], result.stderr

@@ -169,3 +169,27 @@ def test_the_importer_map_kept_across_edits_is_the_one_built_afresh(tmp_path):
             assert project.importers_of(file) == fresh.importers_of(file), (path, file)
     assert project.importers_of(files[3]) == [files[1]]
     assert project.importers_of(files[1]) == [files[2], files[4]]
+
+
+def test_a_package_imports_itself_by_name_from_below_the_project_root(tmp_path):
+    # A vendor's copy of the Object Detection API deep inside a larger tree: its modules import
+    # `object_detection.utils...`, which runs with `research/` on sys.path, not the tree's root.
+    from tflint_perf.project.index import Project, forget_index
+
+    research = tmp_path / "TensorFlow" / "SSD" / "research"
+    for folder in ("object_detection", "object_detection/utils", "object_detection/core", "loose"):
+        (research / folder).mkdir(parents=True)
+    for folder in ("object_detection", "object_detection/utils", "object_detection/core"):
+        (research / folder / "__init__.py").write_text("", encoding="utf-8")
+    (research / "object_detection" / "utils" / "label_map_util.py").write_text("x = 1\n", encoding="utf-8")
+    evaluation = research / "object_detection" / "core" / "evaluation.py"
+    evaluation.write_text("from object_detection.utils import label_map_util\n", encoding="utf-8")
+    # `loose/` is no package (no __init__.py): a script in it does not import itself by its folder's name.
+    (research / "loose" / "helpers.py").write_text("y = 2\n", encoding="utf-8")
+    script = research / "loose" / "sub" / "run.py"
+    script.parent.mkdir()
+    script.write_text("from loose import helpers\n", encoding="utf-8")
+    forget_index()
+    project = Project(tmp_path)
+    assert project.dependencies(evaluation.resolve()) == [(research / "object_detection" / "utils" / "label_map_util.py").resolve()]
+    assert project.dependencies(script.resolve()) == []

@@ -55,6 +55,23 @@ def test_each_dependency_file_format(tmp_path, name, text, version):
     assert (inferred.version if inferred else None) == version
 
 
+def test_requirements_files_side_by_side_give_the_lowest_pin(tmp_path):
+    # zzh8829/yolov3-tf2: a CPU pin and a GPU pin; the code runs on 2.11, where no prefetch is injected.
+    (tmp_path / "requirements.txt").write_text("opencv-python==4.2.0.32\ntensorflow==2.11.1\n")
+    (tmp_path / "requirements-gpu.txt").write_text("tensorflow-gpu==2.12.0\n")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='yolov3_tf2', packages=['yolov3_tf2'])\n")
+    inferred = infer_tensorflow_version(tmp_path)
+    assert inferred.version == (2, 11) and inferred.source.name == "requirements.txt"
+
+
+def test_the_packaging_metadata_outranks_a_requirements_pin(tmp_path):
+    # A lower pin in a requirements file beside a package that declares its own bound: the package decides.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["tensorflow>=2.13"]\n')
+    (tmp_path / "requirements-legacy.txt").write_text("tensorflow==2.4.0\n")
+    inferred = infer_tensorflow_version(tmp_path)
+    assert inferred.version == (2, 13) and inferred.source.name == "pyproject.toml"
+
+
 def test_the_search_stops_at_the_project_root(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow==2.4\n")
     project = tmp_path / "project"

@@ -12,6 +12,7 @@ from functools import cached_property
 
 from tflint_perf.analysis.callgraph import CallGraph
 from tflint_perf.analysis.constants import ValueSources
+from tflint_perf.analysis.deprecations import module_runs_only_on_tf1
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
 from tflint_perf.analysis.effects import EffectAnalysis
 from tflint_perf.analysis.element_maps import ElementMaps
@@ -61,6 +62,10 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def precision(self) -> Precision:
         return PrecisionAnalysis(self).precision
+
+    @cached_property
+    def runs_only_on_tf1(self) -> bool:
+        return module_runs_only_on_tf1(self)
 
     @cached_property
     def effects(self) -> EffectAnalysis:

@@ -27,7 +27,7 @@ class CallGraph:
         self._callee: Dict[cst.Call, Optional[FunctionInfo]] = {}
         resolve = model.effects.resolve_callable
         for site in model.calls:
-            target = resolve(site.node.func, site.function, local_only=True)
+            target = resolve(site.node.func, site.function, local_only=True, place=site.place)
             if isinstance(target, FunctionInfo):
                 self._callee[site.node] = target
                 self._callers.setdefault(target, []).append(site)
@@ -58,7 +58,7 @@ class CallGraph:
         first-party module it imports."""
         target = self._callee.get(site.node)
         if target is None and self.model.session is not None:
-            resolved = self.model.effects.resolve_callable(site.node.func, site.function)
+            resolved = self.model.effects.resolve_callable(site.node.func, site.function, place=site.place)
             target = resolved if isinstance(resolved, FunctionInfo) else None
         return target
 

@@ -137,28 +137,67 @@ _TF1_ONLY = ("contrib.", "Session", "InteractiveSession", "placeholder", "loggin
              "get_variable", "layers.", "losses.sparse_softmax_cross_entropy", "flags.")
 
 
-def written_for_tf1(model: "ModuleModel") -> bool:
+def written_for_tf1(model: "ModuleModel", filename: Optional[str] = None) -> bool:
     """The module is TensorFlow 1 code: it calls TensorFlow 1 APIs through ``import tensorflow``, or
     uses TensorFlow as ``import tensorflow.compat.v1 as tf`` or ``compat.v2`` (code kept running on
     both 1.15 and 2.x: a replacement that 1.15 lacks is no improvement for it). Its project may run a TensorFlow 1 release, which has none
     of the TensorFlow 2 replacements."""
     if any(qualified in ("tensorflow.compat.v1", "tensorflow.compat.v2") for qualified in model.imports._bindings.values()):  # noqa: SLF001
         return True
-    return runs_only_on_tf1(model)
+    return runs_only_on_tf1(model, filename)
 
 
-def runs_only_on_tf1(model: "ModuleModel") -> bool:
-    """The module calls TensorFlow 1 APIs that TensorFlow 2 removed through a plain ``import
-    tensorflow`` (``tf.Session``, ``tf.contrib``, ``tf.placeholder``): it cannot run on TensorFlow 2,
-    so its target is a TensorFlow 1 release even when none is declared."""
-    for site in model.calls:
-        text = dotted_text(site.node.func)
+def runs_only_on_tf1(model: "ModuleModel", filename: Optional[str] = None) -> bool:
+    """The code cannot run on TensorFlow 2, so its target is a TensorFlow 1 release even when none is
+    declared: the module itself (``module_runs_only_on_tf1``), a first-party module it imports (the
+    project is TensorFlow 1 code: an evaluation helper of the Object Detection API whose neighbours read
+    files with ``tf.gfile``), or a notebook (a whole program: nothing else can turn eager execution
+    off for it) that builds graphs through ``compat.v1`` with TensorFlow 2's eager execution on,
+    which only TensorFlow 1 runs (``tf.placeholder`` raises under eager execution)."""
+    if model.runs_only_on_tf1:
+        return True
+    if filename is not None and filename.endswith(".ipynb") and _graph_only_under_eager(model):
+        return True
+    session = model.session
+    return session is not None and any(imported.runs_only_on_tf1 for imported in session.imported(model))
+
+
+def module_runs_only_on_tf1(model: "ModuleModel") -> bool:
+    """The module uses TensorFlow 1 APIs that TensorFlow 2 removed through a plain ``import
+    tensorflow`` (``tf.Session``, ``tf.contrib``, ``tf.placeholder``), or imports ``tensorflow.contrib``
+    (``slim``): it cannot run on TensorFlow 2. Answered once per module (``AnalysedModule.runs_only_on_tf1``)."""
+    if any(qualified is not None and (qualified + ".").startswith("tensorflow.contrib.")
+           for qualified in model.imports._bindings.values()):  # noqa: SLF001
+        return True
+    used = [site.node.func for site in model.calls] + list(model.module_values.values())
+    for node in used:
+        text = dotted_text(node)
         if text is None or "." not in text:
             continue
         root, _, rest = text.partition(".")
-        if model.imports.qualified(root) == "tensorflow" and rest.startswith(_TF1_ONLY):
+        if model.imports.qualified(root) == "tensorflow" and (rest + ".").startswith(_TF1_ONLY):
             return True
     return False
+
+
+# Graph-building calls that raise under eager execution, and the calls that turn it off.
+_GRAPH_ONLY = ("placeholder", "placeholder_with_default")
+_EAGER_OFF = ("disable_eager_execution", "disable_v2_behavior", "Graph")
+
+
+def _graph_only_under_eager(model: "ModuleModel") -> bool:
+    """``compat.v1`` graph building (``tf.placeholder``) with nothing in the module turning eager
+    execution off (``disable_eager_execution``, ``disable_v2_behavior``, a ``tf.Graph()`` of its own)."""
+    found = False
+    for site in model.calls:
+        qualified = model.imports.qualified_chain(site.node.func)
+        if qualified is None or not qualified.startswith("tensorflow."):
+            continue
+        tail = qualified.rpartition(".")[2]
+        if tail in _EAGER_OFF:
+            return False
+        found = found or (tail in _GRAPH_ONLY and ".compat.v1." in qualified)
+    return found
 
 
 def through_compat_v1(model: "ModuleModel", node) -> bool:

@@ -12,7 +12,9 @@ from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
+from tflint_perf.analysis.arguments import argument, has_star_args
+from tflint_perf.analysis.environments import SIMULATOR, environment
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -20,7 +22,6 @@ NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 PYTHON_CALLBACKS = frozenset({"tf.py_function", "tf.numpy_function", "tf.py_func"})
 # Factories of environments simulated in Python: stepping one has no TensorFlow equivalent.
-SIMULATOR_FACTORIES = frozenset({"gym.make", "gymnasium.make", "gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"})
 _NOT_RANDOM = frozenset(
     {
         "tf.random.set_seed",
@@ -34,6 +35,8 @@ _NOT_RANDOM = frozenset(
 _STATE_METHODS = frozenset(
     {"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update"}
 )
+# The methods of a `tf.lookup` table: each runs a stateful op on the table's resource.
+_TABLE_METHODS = frozenset({"lookup", "insert", "remove", "export", "size"})
 _GENERATOR_METHODS = frozenset(
     {"uniform", "normal", "truncated_normal", "uniform_full_int", "binomial", "make_seeds"}
 )
@@ -71,10 +74,13 @@ class Effects:
     variables: bool = False
     python_side_effects: bool = False
     unknown: bool = False
+    # A `tf.lookup` table read or written (`LookupTableFindV2` and its kin are stateful ops, so
+    # the runtime's map_parallelization leaves such a map sequential).
+    tables: bool = False
 
     @property
     def stateful(self) -> bool:
-        return self.random or bool(self.python_callbacks) or self.variables or self.python_side_effects
+        return self.random or bool(self.python_callbacks) or self.variables or self.python_side_effects or self.tables
 
     @property
     def provably_stateless(self) -> bool:
@@ -86,6 +92,7 @@ class Effects:
         self.variables |= other.variables
         self.python_side_effects |= other.python_side_effects
         self.unknown |= other.unknown
+        self.tables |= other.tables
 
 
 class EffectAnalysis:
@@ -96,15 +103,15 @@ class EffectAnalysis:
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
-                         local_only: bool = False) -> Optional[Callable]:
+                         local_only: bool = False, place: Optional[Place] = None) -> Optional[Callable]:
         """The function an expression denotes: a lambda, a def, ``self.method``, ``obj.method`` of
         an object built from a known class, or ``functools.partial(f, ...)``; in a project session also
         a function imported from another first-party module (unless ``local_only``). None when it
-        cannot be known."""
+        cannot be known. ``place``: where a module-level use is (the ``def`` in effect there)."""
         if isinstance(expr, cst.Lambda):
             return expr
         if isinstance(expr, cst.Name):
-            found = self.model.lookup_function(expr.value, scope)
+            found = self.model.lookup_function(expr.value, scope, place)
             if found is None:
                 lam = self._named_lambda(expr.value, scope)
                 if lam is not None:
@@ -131,21 +138,11 @@ class EffectAnalysis:
     def steps_simulator(self, target: Callable) -> bool:
         """The function calls a method of an environment made by a Python simulator (``env = gym.make(...)``,
         then ``env.step(action)``): work that no TensorFlow op can do. Judged from the factory that
-        made the receiver, never from its name."""
+        made the receiver (``environments.SIMULATOR``), never from its name."""
         node = target if isinstance(target, cst.Lambda) else target.node
         scope = self._scope_of_lambda(target) if isinstance(target, cst.Lambda) else target
-        for call in _calls_within(node):
-            receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-            if not isinstance(receiver, cst.Name):
-                continue
-            _, bindings = self.model.scope_bindings(receiver.value, scope)
-            if any(
-                binding.kind == "assign" and isinstance(binding.value, cst.Call)
-                and self.model.call_name(binding.value) in SIMULATOR_FACTORIES
-                for binding in bindings
-            ):
-                return True
-        return False
+        return any(isinstance(call.func, cst.Attribute) and environment(self.model, call.func.value, scope) == SIMULATOR
+                   for call in _calls_within(node))
 
     def only_sleeps(self, target: Callable) -> bool:
         """Every call the function makes is ``time.sleep``: a deliberate delay (a benchmark simulating
@@ -232,6 +229,8 @@ class EffectAnalysis:
             method = func.attr.value
             if method in _STATE_METHODS:
                 return Effects(variables=True)
+            if method in _TABLE_METHODS and self.is_lookup_table(func.value, scope):
+                return Effects(tables=True)
             if _is_self(func.value) and scope is not None:
                 owner = scope.owner
                 if owner is not None and method in owner.methods:
@@ -265,6 +264,37 @@ class EffectAnalysis:
                 return from_local_value
         return Effects(unknown=True)
 
+    def is_lookup_table(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
+        """``expr`` is a ``tf.lookup`` table: built by a table factory where it is bound, in this scope,
+        an enclosing one, ``self.<attr>`` in a method, or passed for a parameter by every same-file
+        caller (yolov3-tf2's ``parse_tfrecord(x, class_table, size)``, ``class_table =
+        tf.lookup.StaticHashTable(...)``). False when unsure."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            return _makes_lookup_table(self.model.call_name(expr) or "")
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
+            owner = scope.owner
+            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            return bool(values) and all(self.is_lookup_table(value, scope, depth + 1) for value in values)
+        if not isinstance(expr, cst.Name):
+            return False
+        found_scope, bindings = self.model.scope_bindings(expr.value, scope)
+        if not bindings:
+            return False
+        if all(binding.kind == "assign" and binding.value is not None for binding in bindings):
+            return all(self.is_lookup_table(b.value, found_scope, depth + 1) for b in bindings)  # type: ignore[arg-type]
+        if found_scope is None or any(binding.kind != "param" for binding in bindings):
+            return False
+        callers = self.model.call_graph.callers(found_scope)  # type: ignore[attr-defined]
+        positional = found_scope.positional_parameters
+        index = positional.index(expr.value) if expr.value in positional else None
+        passed = [argument(site.node, expr.value, index) for site in callers]
+        return bool(callers) and all(
+            arg is not None and not has_star_args(site.node) and self.is_lookup_table(arg.value, site.function, depth + 1)
+            for arg, site in zip(passed, callers)
+        )
+
     def _effects_of_local_value(self, name: str, scope: Optional[FunctionInfo]) -> Optional[Effects]:
         """A local object being called, e.g. ``augment = keras.Sequential([...])`` in the function
         that builds the pipeline; only when every binding of the name is such an assignment."""
@@ -279,6 +309,15 @@ class EffectAnalysis:
         if value is None:
             return None
         return _effects_of_values(self.model, [value])
+
+
+def _makes_lookup_table(name: str) -> bool:
+    """``tf.lookup.StaticHashTable``, ``tf.lookup.StaticVocabularyTable``,
+    ``tf.lookup.experimental.DenseHashTable``, TF1's ``tf.contrib.lookup.index_table_from_file``."""
+    if not name.startswith(("tf.lookup.", "tf.contrib.lookup.")):
+        return False
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf.endswith("Table") or "_table_from_" in leaf
 
 
 def _effects_of_api(name: str, call: Optional[cst.Call]) -> Effects:

@@ -410,3 +410,27 @@ def is_number(expr: cst.BaseExpression) -> bool:
     while isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
         expr = expr.expression
     return isinstance(expr, (cst.Integer, cst.Float))
+
+
+# Calls whose results, unpacked, are tensors of one shape: an equal split, the slices of an unstack.
+_EQUAL_PARTS = frozenset({"tf.split", "tf.unstack"})
+
+
+def equal_parts(model: ModuleModel, names: FrozenSet[str], scope) -> bool:
+    """The names are all unpacked from one ``a, b, ... = tf.split(x, 8, axis=1)`` (a count, not
+    sizes) or ``tf.unstack(x)`` in ``scope``: tensors of one shape (KerasCV's box corners)."""
+    source = None
+    for name in names:
+        bindings = model.bindings.get(scope, {}).get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "unpack" or not isinstance(bindings[0].value, cst.Call):
+            return False
+        call = bindings[0].value
+        if model.call_name(call) not in _EQUAL_PARTS or source not in (None, call):
+            return False
+        if model.call_name(call) == "tf.split":
+            count = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
+            keyword = next((a.value for a in call.args if a.keyword and a.keyword.value == "num_or_size_splits"), None)
+            if not isinstance(count or keyword, cst.Integer):
+                return False
+        source = call
+    return source is not None

@@ -22,6 +22,7 @@ from typing import FrozenSet, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.environments import is_environment_step
 from tflint_perf.analysis.loops import counts_epochs
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
 from tflint_perf.analysis.values import PYTHON, ValueKinds
@@ -158,9 +159,6 @@ def _leaf(expr: cst.BaseExpression) -> Optional[str]:
 
 
 # -- on-policy rollouts -------------------------------------------------------------------------
-# An environment's step: `env.step(action)`, `self.env.step(a)`, `train_env.step(...)`, `env.special_step(a, s)`.
-_ENVIRONMENT_NAME = re.compile(r"(?:^|_)env(?:ironment)?s?(?:_|\d|$)", re.IGNORECASE)
-_STEP_METHOD = re.compile(r"(?:^|_)step$")  # `step`, `special_step`
 _BUFFER_METHODS = frozenset({"append", "extend", "appendleft", "insert"})
 
 
@@ -266,13 +264,5 @@ class Rollouts:
 
     def _environment_steps(self) -> List[CallSite]:
         if self._steps is None:
-            self._steps = [s for s in self.model.calls if _is_environment_step(s.node)]
+            self._steps = [s for s in self.model.calls if is_environment_step(self.model, s.node, s.function)]
         return self._steps
-
-
-def _is_environment_step(call: cst.Call) -> bool:
-    func = call.func
-    if not isinstance(func, cst.Attribute) or not _STEP_METHOD.search(func.attr.value):
-        return False
-    leaf = _leaf(func.value)
-    return leaf is not None and bool(_ENVIRONMENT_NAME.search(leaf))

@@ -313,6 +313,6 @@ def parameter_names(function: Callable) -> List[str]:
     """A function's or lambda's parameters as a caller binds them (a method's `self` left out)."""
     params = function.params if isinstance(function, cst.Lambda) else function.node.params
     names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
-    if isinstance(function, FunctionInfo) and function.is_method and names:
+    if isinstance(function, FunctionInfo) and function.binds_self and names:
         names = names[1:]
     return names

@@ -27,9 +27,11 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis import rows
+from tflint_perf.analysis.rows import Rows
 
 # Canonical names. A call of a model class builds a model; a subclass of one is a model class.
 FUNCTIONAL_MODEL_CLASSES = frozenset({"keras.Model", "keras.models.Model"})
@@ -262,36 +264,76 @@ class KerasModels:
             return None
         return value if self.model.call_name(value) in MODEL_CLASSES else None
 
+    # -- what a compiled model is fitted on ---------------------------------------------------------------
+    def later_fits(self, receiver: cst.BaseExpression, site: CallSite) -> List[CallSite]:
+        """The ``<receiver>.fit(...)`` calls after ``site`` (a ``compile``) in the same function, or at
+        module level (a notebook's later cells), on the model the name holds at ``site``: reached by the
+        same bindings, so a name rebound to another model in between is not followed."""
+        if not isinstance(receiver, cst.Name):
+            return []
+        model = self.model
+        bound = model.reaching(receiver.value, site.function, site.place, site.lambdas)
+        if not bound:
+            return []
+        found = []
+        for other in model.calls_in(site.function) if site.function is not None else model.calls:
+            call = other.node
+            if other.function is not site.function or other.place.order <= site.place.order:
+                continue
+            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
+                continue
+            if model.reaching(receiver.value, other.function, other.place, other.lambdas) == bound:
+                found.append(other)
+        return found
+
+    def fit_rows(self, fit: CallSite) -> str:
+        """How many rows a ``fit`` is given (``rows.ONE``, ``FEW``, ``MANY`` or ``UNKNOWN``): ``x[:64]``
+        is a few, a tf.data pipeline or ``series[:7000]`` many."""
+        x = argument(fit.node, "x", 0)
+        return Rows(self.model).of(x.value, fit) if x is not None else rows.UNKNOWN
+
     def is_small_mlp(self, constructor: cst.Call) -> bool:
         """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units
         given as literals, Dropout, normalisation, reshaping), with at least one hidden Dense layer: a
-        model whose step costs less than the Python work around it. A lone Dense layer (a linear or
-        logistic regression) is left out: in real code it is a demonstration on a few thousand points."""
+        model whose step costs less than the Python work around it."""
+        dense = self._cheap_dense_layers(constructor)
+        return dense is not None and dense >= 2
+
+    def is_small_linear(self, constructor: cst.Call) -> bool:
+        """As ``is_small_mlp`` with one Dense layer: a linear or logistic regression (``Flatten``,
+        ``Dense(10)``). Cheaper still per step, but in real code it is as often a demonstration on a
+        few thousand points as a model trained for thousands of steps: the data decides."""
+        return self._cheap_dense_layers(constructor) == 1
+
+    def _cheap_dense_layers(self, constructor: cst.Call) -> Optional[int]:
+        """The Dense layers of a ``Sequential`` of at most 8 layers that are all cheap per example; None
+        for any other model."""
         if self.model.call_name(constructor) not in SEQUENTIAL_MODEL_CLASSES or not constructor.args:
-            return False
+            return None
         items = constructor.args[0].value
         if constructor.args[0].keyword not in (None,) and constructor.args[0].keyword.value != "layers":
-            return False
+            return None
         if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > 8:
-            return False
+            return None
         layers = self.model.layers
         dense = 0
         for element in items.elements:
             value = element.value
             if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
-                return False
+                return None
             if self.model.call_name(value) == "keras.Input":
                 continue
             name = layers.layer_name(value)
             if name not in _CHEAP_LAYERS:
-                return False
+                return None
             if name == "Dense":
                 dense += 1
                 width = layers.width_expression(value)
                 units = int_literal(width[2]) if width is not None else None
                 if units is None or units > 1024:
-                    return False
-        return dense >= 2
+                    return None
+        return dense
 
 
 # A place after every statement of the module: where a `self.attr` assignment is followed from.

@@ -181,12 +181,15 @@ class StepLoops:
             bounds.append(same)
         return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
+    def plots(self, site: CallSite) -> bool:
+        """``plt.imshow(...)``, ``ax.set_title(...)``: a call that draws what the code computed."""
+        name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
+        return name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING
+
     def inspects(self, loop: LoopNode, trains: bool = False) -> bool:
         """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
-        for site in self._calls_in_loop.get(loop, []):
-            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
-            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
-                return True
+        if any(self.plots(site) for site in self._calls_in_loop.get(loop, [])):
+            return True
         if trains:
             return False
         if self._inspected is None:
@@ -198,12 +201,7 @@ class StepLoops:
 
     def inspects_in(self, function: FunctionInfo) -> List[CallSite]:
         """The plotting calls of a function (a helper that shows what it computes)."""
-        found = []
-        for site in self.model.calls_in(function):
-            name = self.model.call_name(site.node) or dotted_text(site.node.func) or ""
-            if name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING:
-                found.append(site)
-        return found
+        return [site for site in self.model.calls_in(function) if self.plots(site)]
 
     def lexical(self, site: CallSite) -> Tuple[LoopNode, ...]:
         """The loops around a call, in its own function, that repeat work (outermost first)."""

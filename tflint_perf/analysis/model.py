@@ -85,11 +85,18 @@ class FunctionInfo:
         return self.class_info is not None and self.parent is None
 
     @property
+    def binds_self(self) -> bool:
+        """A method whose first parameter is the instance (or class): not a ``@staticmethod``."""
+        return self.is_method and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in self.node.decorators
+        )
+
+    @property
     def positional_parameters(self) -> List[str]:
         """The parameters a call binds by position, as a caller sees them (a method's ``self`` left out)."""
         params = self.node.params
         positional = [p.name.value for p in [*params.posonly_params, *params.params]]
-        return positional[1:] if self.is_method and positional else positional
+        return positional[1:] if self.binds_self and positional else positional
 
     @property
     def owner(self) -> Optional["ClassInfo"]:
@@ -416,6 +423,7 @@ class ModuleModel:
             (f.parent, f.name): f for f in self.functions if f.parent is not None
         }
         self._site_by_call: Dict[cst.Call, CallSite] = {site.node: site for site in self.calls}
+        self._redefinitions: Optional[Dict[str, Dict[int, FunctionInfo]]] = None
         # Uses of the attributes in NOTED_ATTRIBUTES, recorded like calls (their `node` is the Attribute).
         self.attributes = collector.attributes
         self._site_by_call.update({site.node: site for site in self.attributes})  # type: ignore[misc]
@@ -440,15 +448,38 @@ class ModuleModel:
     def function_info(self, node: cst.FunctionDef) -> Optional[FunctionInfo]:
         return self._function_by_node.get(node)
 
-    def lookup_function(self, name: str, scope: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
-        """The same-file ``def`` a bare name refers to from inside ``scope`` (None: module level)."""
+    def lookup_function(self, name: str, scope: Optional[FunctionInfo], place: Optional[Place] = None
+                        ) -> Optional[FunctionInfo]:
+        """The same-file ``def`` a bare name refers to from inside ``scope`` (None: module level). Given
+        the ``place`` of a module-level use, the ``def`` in effect there: a notebook that defines
+        ``run_optimization`` in cell 8, trains with it in cell 9 and redefines it in cell 23 calls the
+        first in cell 9. Elsewhere (and where branches leave it open) the last module-level ``def``."""
         current = scope
         while current is not None:
             nested = self._nested.get((current, name))
             if nested is not None:
                 return nested
             current = current.parent
+        if place is not None and scope is None:
+            redefined = self._redefined().get(name)
+            if redefined is not None:
+                reaching = self.reaching(name, None, place)
+                if reaching is not None and len(reaching) == 1 and reaching[0].kind == "def":
+                    return redefined.get(id(reaching[0]), self.module_functions.get(name))
         return self.module_functions.get(name)
+
+    def _redefined(self) -> Dict[str, Dict[int, FunctionInfo]]:
+        """Module-level functions defined more than once: each ``def`` binding's function, by the
+        binding's identity (bindings and functions are recorded in the same source order)."""
+        if self._redefinitions is None:
+            self._redefinitions = {}
+            module_bindings = self.bindings.get(None, {})
+            for name in {f.name for f in self.functions if f.owner is None and f.parent is None}:
+                infos = [f for f in self.functions if f.owner is None and f.parent is None and f.name == name]
+                defs = [b for b in module_bindings.get(name, []) if b.kind == "def"]
+                if len(infos) > 1 and len(infos) == len(defs):
+                    self._redefinitions[name] = {id(binding): info for binding, info in zip(defs, infos)}
+        return self._redefinitions
 
     def calls_in(self, function: Union[FunctionInfo, cst.Lambda]) -> List[CallSite]:
         """Calls lexically inside a def (not its nested defs) or inside a lambda."""
@@ -510,6 +541,26 @@ class ModuleModel:
         if found_scope is not None or any(b.kind != "import" for b in bindings):
             return None  # a local of the same name, or the import rebound
         return self.session.definition(self, target, attributes)
+
+    def first_party_bases(self, cls: ClassInfo, levels: int = 3) -> List[ClassInfo]:
+        """The classes of this project that ``cls`` derives from, a few levels up: this module's, and
+        in a project session other first-party modules'."""
+        found: List[ClassInfo] = []
+        frontier = [(self, cls)]
+        for _ in range(levels):
+            next_frontier = []
+            for owner, current in frontier:
+                for base in current.node.bases:
+                    parent: object = None
+                    if isinstance(base.value, cst.Name) and base.value.value in owner.classes:
+                        parent = owner.classes[base.value.value]
+                    elif owner.session is not None:
+                        parent = owner.foreign(base.value)
+                    if isinstance(parent, ClassInfo) and parent is not cls and parent not in found:
+                        found.append(parent)
+                        next_frontier.append((parent.model or owner, parent))
+            frontier = next_frontier
+        return found
 
     def owns(self, node: cst.CSTNode) -> bool:
         """The node is part of this module's tree (not of another module's, in a project session)."""

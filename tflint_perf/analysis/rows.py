@@ -105,6 +105,8 @@ class Rows:
             return self._subscript(expr, scope, again)
         if isinstance(expr, cst.Call):
             return self._call(expr, scope, place, lambdas, again)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.right, (cst.Integer, cst.Float)):
+            return again(expr.left)  # `x / 255`: scaled, the same rows
         if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
             return again(expr.elements[0].value)  # several inputs of one model: they share the batch dimension
         return UNKNOWN
@@ -175,7 +177,9 @@ class Rows:
             value = shape.value if shape is not None else None
             rows = int_literal(value) if value is not None and not isinstance(value, (cst.Tuple, cst.List)) \
                 else self._leading(value, scope)
-            return ONE if rows == 1 else UNKNOWN
+            return ONE if rows == 1 else MANY if rows is not None and rows > SMALL_BATCH else UNKNOWN
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" and not name:
+            return again(call.func.value)  # `x.astype("float32")`: the same rows
         if name in _CONCAT:
             axis = argument(call, "axis", 1)
             pieces = positional[0] if positional else None
@@ -256,7 +260,19 @@ class Rows:
         if binding.kind in ("item", "augassign"):
             return _SAME  # `x[0, t] = 1.`, `x += 1`: the same rows
         if binding.kind == "assign" and binding.value is not None:
-            return self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+            found = self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
+            if found == _SAME and depth < _MAX_DEPTH:
+                # `x = x.astype("float32") / 255`: the rows x held before this statement.
+                before = self._name(cst.Name(binding.name), binding.scope, binding.place, (), depth + 1,
+                                    resolving - {binding.name})
+                return _SAME if before == UNKNOWN else before
+            return found
+        if binding.kind == "unpack" and isinstance(binding.value, (cst.Tuple, cst.List)) and len(binding.path) == 1 \
+                and binding.path[0] < len(binding.value.elements) \
+                and not any(isinstance(e, cst.StarredElement) for e in binding.value.elements):
+            # `x_train, y_train = series[:7000, :n], series[:7000, -1]`: the element bound
+            element = binding.value.elements[binding.path[0]].value
+            return self._rows(element, binding.scope, binding.place, (), depth + 1, resolving)
         if binding.kind == "for" and binding.value is not None:
             return self._element(binding)
         if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:

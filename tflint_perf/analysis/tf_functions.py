@@ -82,7 +82,7 @@ def find_tf_functions(model: ModuleModel) -> List[TfFunction]:
                 if bindings and all(b.value is wrapped[func.value].maker for b in bindings):
                     wrapped[func.value].call_sites.append(site)
                 continue
-            target = model.lookup_function(func.value, site.function)
+            target = model.lookup_function(func.value, site.function, site.place)
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             target = model.effects.resolve_callable(func, site.function)
         else:

@@ -15,7 +15,8 @@ analysis of a module asks two things of its project, both through a ``Session`` 
 What is first-party: files under the project root (the nearest directory holding
 ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``; else the directory the command was
 pointed at), found the way Python would for a script in the importing file's directory or for the
-root on ``sys.path`` (plus a ``src/`` layout). TensorFlow, Keras and the other names the alias
+root on ``sys.path`` (plus a ``src/`` layout, and the directory above the package the importing file is
+in, for a package that imports itself by name from below the root). TensorFlow, Keras and the other names the alias
 table tracks are never first-party. Costs are bounded (docs/performance.md): at most
 ``MAX_PROJECT_FILES`` files in ``MAX_PROJECT_DIRECTORIES`` directories are scanned for imports (text
 only, once a run), a run models each imported module once (shared by every check), a check reads at
@@ -413,7 +414,8 @@ def _module_file(root: Path, directory: Path, module: str, level: int) -> Option
             base = os.path.dirname(base)
         bases: Sequence[str] = (base,)
     else:
-        bases = tuple(dict.fromkeys((str(directory), str(root), os.path.join(root, "src"))))
+        bases = tuple(dict.fromkeys((str(directory), str(root), os.path.join(root, "src"))
+                                    + _enclosing_package_parent(str(root), str(directory), module.split(".")[0])))
     relative = os.path.join(*module.split(".")) if module else ""
     inside = str(root) + os.sep
     for base in bases:
@@ -424,6 +426,23 @@ def _module_file(root: Path, directory: Path, module: str, level: int) -> Option
                 if resolved.startswith(inside):
                     return Path(resolved)
     return None
+
+
+@lru_cache(maxsize=65536)
+def _enclosing_package_parent(root: str, directory: str, head: str) -> Tuple[str, ...]:
+    """Where ``import <head>...`` finds the package the importing file is in: the parent of the nearest
+    ancestor package named ``head`` (below the root). ``from object_detection.utils import x`` in
+    ``research/object_detection/core/y.py`` runs with ``research/`` on ``sys.path``, as the project's
+    scripts are run; the root is often above it (a vendor's copy of the package in a larger tree)."""
+    if not head:
+        return ()
+    inside = root.rstrip(os.sep) + os.sep
+    current = directory
+    while current.startswith(inside):
+        if os.path.basename(current) == head and os.path.isfile(os.path.join(current, "__init__.py")):
+            return (os.path.dirname(current),)
+        current = os.path.dirname(current)
+    return ()
 
 
 def read_text(path: Path) -> str:
@@ -481,4 +500,5 @@ def forget_index() -> None:
     _DIGESTS.clear()
     _marked_ancestor.cache_clear()
     _module_file.cache_clear()
+    _enclosing_package_parent.cache_clear()
     _resolved.cache_clear()

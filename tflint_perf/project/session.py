@@ -158,6 +158,25 @@ class Session:
             self._importers[key] = found
         return self._importers[key]
 
+    def imported(self, model: ModuleModel) -> List[ModuleModel]:
+        """The first-party modules ``model``'s module imports directly (modelled once each)."""
+        if model.path is None:
+            return []
+        found = []
+        for path in self.project.dependencies(model.path):
+            path = path.resolve()
+            imported = self.model_for(path) if path != model.path else None
+            if imported is not None:
+                found.append(imported)
+        return found
+
+    def importer_texts(self, model: ModuleModel, names: Iterable[str]) -> List[str]:
+        """The texts of every module importing ``model``'s module that uses one of ``names`` from it,
+        parsed or not (one without TensorFlow in it still reads attributes of what it imports)."""
+        if model.path is None:
+            return []
+        return [self.project.text_of(path) for path in self.project.importers_using(model.path, frozenset(names))]
+
     # -- names ------------------------------------------------------------------------------------
     def definition(self, model: ModuleModel, target: Tuple[str, int, Optional[str]], attributes: Sequence[str]
                    ) -> Optional[Definition]:

@@ -6,7 +6,9 @@ dependencies, Poetry), `setup.cfg`, `setup.py` (parsed with `ast`, never run), `
 and `environment.yml`. The search stops at the project root (a directory holding `.git`,
 `pyproject.toml`, `setup.py` or `setup.cfg`). `tensorflow>=2.12,<3` gives 2.12; `tensorflow==1.15`
 1.15; `tensorflow` with no version, or no requirement at all, gives nothing: rules then say which
-versions a finding holds for.
+versions a finding holds for. In one directory the packaging metadata decides when it names
+TensorFlow; otherwise the lowest bound of its requirements files does (a CPU and a GPU pin side by
+side: the code runs on both).
 
 A ``VersionSearch`` answers for every directory of a run: each directory's dependency files are
 listed and read once, whichever file asks (the files of one directory, and the directories of one
@@ -38,6 +40,7 @@ _REQUIREMENT = re.compile(
 )
 _LOWER_BOUND = re.compile(r"(?:>=|==|~=|===|>)\s*v?(\d+)\.(\d+)")
 _ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+_PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # read before any requirements file, in this order
 _MAX_LEVELS = 12
 # A file modified this recently may be modified again within the file system's timestamp granularity
 # without its stat changing: its bound is not remembered by stat (as git treats "racily clean" files).
@@ -113,12 +116,18 @@ class VersionSearch:
         return self._listed[key]
 
     def _declare(self, key: str, directory: Path) -> Optional[InferredVersion]:
+        """The packaging metadata's bound (``pyproject.toml``, ``setup.cfg``, ``setup.py``, in that order)
+        when it declares one; else the lowest of the requirements and environment files': yolov3-tf2's
+        ``requirements.txt`` pins ``tensorflow==2.11.1`` beside ``requirements-gpu.txt``'s
+        ``tensorflow-gpu==2.12.0``, and the code runs on both."""
         found = None
         names = self._names(key)
         for path in _dependency_files(directory) if names is None else _listed_dependency_files(directory, names):
             bound = self._bound(path)
-            if bound is not None:
-                found = InferredVersion(bound, path)
+            if bound is None or (found is not None and found.version <= bound):
+                continue
+            found = InferredVersion(bound, path)
+            if path.name in _PACKAGING_FILES:
                 break
         self._declared[key] = found
         return found
@@ -154,7 +163,7 @@ class VersionSearch:
 
 
 def _dependency_files(directory: Path) -> Iterator[Path]:
-    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+    for name in _PACKAGING_FILES:
         if (directory / name).is_file():
             yield directory / name
     try:
@@ -167,7 +176,7 @@ def _dependency_files(directory: Path) -> Iterator[Path]:
 
 def _listed_dependency_files(directory: Path, names: Set[str]) -> Iterator[Path]:
     """``_dependency_files`` of a directory whose names are known: a stat only for the candidates."""
-    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+    for name in _PACKAGING_FILES:
         if name in names and (directory / name).is_file():
             yield directory / name
     yield from sorted(directory / name for name in names if _is_requirements_or_environment(name)

@@ -56,7 +56,10 @@ The analysis follows the pipeline through method chains, `ds = ds.op(...)` reass
 ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
 Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
-printed `next()` calls) and pipelines that
+printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
+read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
+fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
+are as few) and pipelines that
 only a framework consumes (an Estimator `input_fn`, `distribute_datasets_from_function`) are not
 reported.
 """
@@ -126,6 +129,12 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\n"
             "ckpt = tf.train.Checkpoint(iterator=it)\nprint([next(it).numpy() for _ in range(5)])\n"
         ),
+        # google-research/simclr tf2/colabs/finetuning.ipynb: "we fine-tune the new linear layer for just a few iterations".
+        Valid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64)\n"
+            "total_iterations = 10\niterator = iter(ds)\nfor it in range(total_iterations):\n"
+            "    x = next(iterator)\n    loss = train_step(x)\n"
+        ),
         # tensorflow/tpu tfgan_on_tpus: the expensive side of the zip is prefetched; the other makes up noise.
         Valid(
             "import tensorflow as tf\nnoise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([8, 64]))\n"
@@ -139,6 +148,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         ),
     )
     invalid = (
+        # The same loop run for as many steps as training takes.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64)\n"
+            "total_iterations = 20000\niterator = iter(ds)\nfor it in range(total_iterations):\n"
+            "    x = next(iterator)\n    loss = train_step(x)\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64).prefetch(tf.data.AUTOTUNE)\n"
+            "total_iterations = 20000\niterator = iter(ds)\nfor it in range(total_iterations):\n"
+            "    x = next(iterator)\n    loss = train_step(x)\n",
+        ),
         # An iterator read by a training loop too, not only printed.
         Invalid(
             "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4)\nit = iter(ds)\nprint(next(it))\n"

@@ -14,6 +14,18 @@ from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
+# zzh8829/yolov3-tf2's loader: `{vocab}` is what the parse's `class_table` parameter is given.
+_YOLO_PARSE = (
+    "import tensorflow as tf\n\nclass Vocabulary:\n    def __init__(self, path):\n        self.path = path\n"
+    "    def lookup(self, text):\n        return tf.strings.to_hash_bucket_fast(text, 80)\n\n"
+    "def parse_tfrecord(tfrecord, class_table, size):\n    x = tf.io.parse_single_example(tfrecord, FEATURES)\n"
+    "    image = tf.image.resize(tf.image.decode_jpeg(x['image/encoded'], channels=3), (size, size))\n"
+    "    labels = tf.cast(class_table.lookup(x['image/object/class/text']), tf.float32)\n    return image, labels\n\n"
+    "def load_tfrecord_dataset(file_pattern, class_file, size=416):\n    class_table = {vocab}\n"
+    "    dataset = tf.data.Dataset.list_files(file_pattern).flat_map(tf.data.TFRecordDataset)\n"
+    "    return dataset.map(lambda x: parse_tfrecord(x, class_table, size))\n\n"
+    "model.fit(load_tfrecord_dataset(pattern, classes).batch(8), epochs=10)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -33,20 +45,23 @@ Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline 
 pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 
 Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
-map feeding `adapt()`, see TFP101), in pipelines built for evaluation or a preview with no consumer in
+map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs, a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
-`py_function`) and `interleave` are reported on every version: the runtime leaves them sequential.
+`py_function`, a `tf.lookup` table's `lookup`, the table followed to where it is built, through a
+helper's parameters too) and `interleave` are reported on every version: the runtime leaves them
+sequential.
 
 Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`),
-which runs once per batch.
+which runs once per batch, or, straight after a `Dataset.zip`, one that only stacks or concatenates
+what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -124,6 +139,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "        return ds.map(self.split)\n"),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
+        # ageron/handson-ml2 16_nlp: one window of each of 32 parts, stacked into a batch by the zip's map.
+        Valid("import numpy as np\nimport tensorflow as tf\ndatasets = []\nfor part in np.array_split(encoded, 32):\n"
+              "    ds = tf.data.Dataset.from_tensor_slices(part).window(101, shift=100, drop_remainder=True)\n"
+              "    datasets.append(ds.flat_map(lambda window: window.batch(101)))\n"
+              "ds = tf.data.Dataset.zip(tuple(datasets)).map(lambda *windows: tf.stack(windows)).prefetch(1)\n"
+              "model.fit(ds, epochs=50)\n"),
+        # On 2.12 a stateless map is parallelised by the runtime: a `lookup` of this file's own
+        # vocabulary class, which only hashes, is no table.
+        Valid(_YOLO_PARSE.format(vocab="Vocabulary(class_file)"), target_version=(2, 12)),
     )
     invalid = (
         Invalid(
@@ -166,6 +190,22 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "ds = tf.data.TFRecordDataset(f).map(\n    lambda ex: decode(ex, 1),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
             "model.fit(ds, epochs=5)\n",
         ),
+        # A map on a zip that computes (resizing each image beside its mask) is per-element work.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.zip((images, masks))\n"
+            "ds = ds.map(lambda i, m: (tf.image.resize(i, [128, 128]), tf.image.resize(m, [128, 128])))\n"
+            "model.fit(ds.batch(8).prefetch(1), epochs=20)\n",
+            fixed="import tensorflow as tf\nds = tf.data.Dataset.zip((images, masks))\n"
+            "ds = ds.map(\n    lambda i, m: (tf.image.resize(i, [128, 128]), tf.image.resize(m, [128, 128])),\n"
+            "    num_parallel_calls=tf.data.AUTOTUNE,\n)\nmodel.fit(ds.batch(8).prefetch(1), epochs=20)\n",
+        ),
+        # zzh8829/yolov3-tf2: the parse reads a `StaticHashTable` passed through the helper's parameter;
+        # `LookupTableFindV2` is stateful, so TensorFlow 2.12 leaves the map sequential.
+        Invalid(
+            _YOLO_PARSE.format(vocab="tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(\n"
+                               "        class_file, tf.string, 0, tf.int64, -1, delimiter='\\n'), -1)"),
+            target_version=(2, 12),
+        ),
         Invalid(
             "import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
             "ds = files.interleave(tf2.data.TFRecordDataset, cycle_length=4)\n",
@@ -191,9 +231,11 @@ first and map the batch instead. A map that must stay sequential to save memory 
             function = argument(call, "map_func", 0)
             if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
-            if all(pipelines.runs_per_batch(state, call) for state in states) and only_moves_values(
-                    function.value, context.model, pipelines.scope_of(call)):
-                continue  # `ds.batch(32).map(split_window)`: once per batch, only moving values around
+            if all(pipelines.runs_per_batch(state, call) or pipelines.first_on_zip(state, call) for state in states) \
+                    and only_moves_values(function.value, context.model, pipelines.scope_of(call)):
+                # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
+                # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
+                continue
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

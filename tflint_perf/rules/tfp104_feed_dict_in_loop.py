@@ -183,6 +183,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "            ob, reward, done, _ = env.step(action)\n            actions.append(action)\n"
             "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: action})\n"
         ),
+        # The same rollout on an environment known by its factory, whatever its name (`game = gym.make(...)`).
+        Valid(
+            _TF1 + "import gym\ngame = gym.make('Pong-v0')\nwith tf.Session() as sess:\n    for episode in range(1000):\n"
+            "        obs, actions = [], []\n        ob = game.reset()\n        for t in range(200):\n"
+            "            action = sess.run(sampled_action, feed_dict={obs_ph: [ob]})\n"
+            "            ob, reward, done, _ = game.step(action)\n            obs.append(ob)\n            actions.append(action)\n"
+            "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: actions})\n"
+        ),
         # An A3C-style worker: the update feeds the rollout buffer that the acting loop fills on each
         # environment step, read in another method; the data exists only after those steps.
         Valid(
@@ -255,6 +263,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
             "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
             "    run_step(sess, {x: xb, y: yb})\n"
+        ),
+        # The same loops over a loader's `step`: neither made by a simulator nor named as an environment.
+        Invalid(
+            _TF1 + "loader = Loader()\nwith tf.Session() as sess:\n    for episode in range(1000):\n"
+            "        obs, actions = [], []\n        ob = loader.reset()\n        for t in range(200):\n"
+            "            action = sess.run(sampled_action, feed_dict={obs_ph: [ob]})\n"
+            "            ob, reward, done, _ = loader.step(action)\n            obs.append(ob)\n            actions.append(action)\n"
+            "        sess.run(train_op, feed_dict={obs_ph: obs, act_ph: actions})\n"
         ),
         # Batches gathered into a list from a data loader, not from an environment's steps.
         Invalid(

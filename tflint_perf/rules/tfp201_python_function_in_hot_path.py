@@ -165,6 +165,14 @@ are not followed.
             "def env_step(action):\n    state, reward, done, truncated, info = env.step(action)\n    return state, reward\n\n"
             "@tf.function\ndef train_step(action):\n    return env_step(action)\n"
         ),
+        # An agent's environment made by Gym in its constructor, stepped in a method.
+        Valid(
+            _TF + "import gym\n\nclass Agent:\n    def __init__(self):\n        self.env = gym.make('CartPole-v1')\n\n"
+            "    def env_step(self, action):\n        state, reward, done, truncated, info = self.env.step(action)\n        return state, reward\n\n"
+            "    @tf.function\n    def train_step(self, action):\n"
+            "        return tf.numpy_function(self.env_step, [action], [tf.float32, tf.float32])\n\n"
+            "    def run(self):\n        for i in range(1000):\n            self.train_step(i)\n"
+        ),
     )
     invalid = (
         # Mapped over a pipeline that trains, even if another one is only previewed.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Tuple
+from typing import FrozenSet, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -11,9 +11,11 @@ from tflint_perf.analysis.elementwise import (
     about_shapes_or_nan,
     about_step_counter,
     elementwise_leaves,
+    equal_parts,
     is_number,
     scalar_operands,
 )
+from tflint_perf.analysis.usage import result_unused
 from tflint_perf.analysis.loops import names_read
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument, has_star_args
@@ -34,9 +36,9 @@ class CondOverWhere(Rule):
     what_it_does = """
 Checks for `tf.cond(pred, true_fn, false_fn)` (also `tf.compat.v1.cond`) in code that runs per
 element of a tensor or per step (a function passed to `tf.map_fn` or `tf.vectorized_map`, a
-`tf.function`, a Keras layer's `call`), whose branches are a lambda or a one-line local function
-returning a cheap, side-effect-free element-wise expression of the same tensors, and whose
-predicate is a tensor.
+`tf.function`, a Keras layer's `call`), whose branches are a lambda or a short local function
+returning a cheap, side-effect-free element-wise expression of the same tensors (or a tuple of
+them, matched element by element), and whose predicate is a tensor.
 
 The per-element site is often a few calls below the map: `tf.map_fn(lambda bbox: _clip_box(bbox,
 height, width), boxes)`, where `_clip_box` calls a `_clamp(coord)` that chooses with `tf.cond`.
@@ -45,8 +47,26 @@ into other modules of the project too (`analysis/element_maps.py`), and reports 
 there, naming the map that runs it; such a site is reported whether the map sits in a
 `tf.function`, a `Dataset.map` function or eager code. There the predicate must read the element:
 a choice on what the map closes over (a `training` flag, the image's size) is the same for every
-element, and is not reported. The branches must be built from the same element values; a value the
-map closes over may appear in them (`tf.minimum(coord, height)`).
+element, and is not reported; a random draw made in the per-element code (`tf.random.uniform(()) <
+p`, a Keras layer's `self._random_generator.random_uniform(...)`) is one draw per element, and is.
+The branches must be built from the same element values, two numbers, or the equal parts of one
+`tf.split(x, n)` / `tf.unstack(x)` (a box's corner columns); a value the map closes over may appear
+in them (`tf.minimum(coord, height)`).
+
+The map may be reached the way augmentation layers reach it (KerasCV's `BaseImageAugmentationLayer`):
+its function is a parameter of a wrapper (`_map_fn(self, func, inputs)` calling `tf.map_fn(func,
+inputs)`, or the Object Detection API's `static_or_dynamic_map_fn(fn, elems)` in another module),
+and the mapped `self._augment` calls `self.augment_bounding_boxes(...)` and
+`self.get_random_transformation(...)`, which a subclass in another module overrides: the rule follows
+what callers pass for the wrapper's parameter, and the subclasses' overrides of the methods the
+base's per-element code calls. KerasCV's own vectorised layers later replaced both of RandomShear's
+per-image conds (the sign of the shear picking a box's corners, `random_inversion`'s random sign) by
+one `tf.where` over the batch.
+
+A per-element `tf.cond` whose result nothing reads (`self.mask = tf.map_fn(...)` with no read of
+`mask` in the class, its base classes' methods that still run, or the modules importing them) is not
+reported: in a TensorFlow 1 graph that op never runs, and the fix is to delete it
+(`analysis/usage.py`).
 
 Not reported:
 - a `tf.cond` directly in a function passed to `Dataset.map` (a `tf.map_fn` inside it is still
@@ -91,13 +111,13 @@ against 0.0055 s per 20 calls). The large win needs that second, manual step.
 
 Boxes clamped coordinate by coordinate in helpers that `tf.map_fn` runs per box
 (`benchmarks/tfp202_scalar_cond.py --per-box`, TensorFlow 2.21, one thread in a `tf.function`,
-median of 7 calls, on a 2-core CPU shared with other work, two runs): `map_fn` + `tf.cond` took
-41.9 and 146.9 ms for 1,000 boxes, 416 and 1,908 ms for 10,000; one `tf.where` over the whole
-`[n, 4]` batch took 0.17-0.18 ms and 0.51-0.67 ms: 250-820x for 1,000 boxes and 810-2,850x for
-10,000. Swapping `tf.cond` for `tf.where` inside the same `map_fn` gained nothing (0.73-1.05x):
+median of 7 calls, on a 2-core CPU shared with other work, three runs): `map_fn` + `tf.cond` took
+41.9, 128.7 and 146.9 ms for 1,000 boxes, 416, 1,164 and 1,908 ms for 10,000; one `tf.where` over the whole
+`[n, 4]` batch took 0.17-0.27 ms and 0.51-0.67 ms: 250-820x for 1,000 boxes and 810-2,850x for
+10,000. Swapping `tf.cond` for `tf.where` inside the same `map_fn` gained nothing (0.73-1.07x):
 the win is removing the per-element map, which the `tf.where` form makes possible.
-`tf.vectorized_map` already converts such a `tf.cond` (0.26-0.27 ms and 1.4-5.7 ms), so one
-`tf.where` gains 1.5-8x there.
+`tf.vectorized_map` already converts such a `tf.cond` (0.26-0.34 ms and 1.4-8.0 ms), so one
+`tf.where` gains 1.2-15x there.
 
 Outside `tf.map_fn` the predicate of a `tf.cond` is a single scalar and the CPU gains nothing
 (2,000 calls of a scalar cond with cheap branches: 0.70 s against 0.69 s); over large tensors
@@ -145,10 +165,11 @@ one-line `tf.where` when that fits the file's line length, else keeps its line b
     )
 
     known_problems = """
-A per-element `tf.cond` whose branches return tuples (`lambda: (min_y, max_y)`) or call a
-helper (`lambda: _adjust_bbox_boundaries(min_y, max_y)`, as AutoAugment's `_check_bbox_area`
-does) is not reported: the rule compares single element-wise expressions. A helper reached only
-through `*args`, or a map whose function is chosen at run time, is not followed.
+A per-element `tf.cond` whose branches call a helper (`lambda: _adjust_bbox_boundaries(min_y,
+max_y)`, as AutoAugment's `_check_bbox_area` does) is not reported: the rule compares element-wise
+expressions it can read, not what a helper returns. A helper reached only through `*args`, a map
+whose function is chosen at run time or held on an attribute (`self._image_resizer_fn`), and a
+wrapper module that the project's import roots do not resolve are not followed.
 """
     valid = (
         # A branch that calls a layer (expensive, skipped work).
@@ -218,6 +239,31 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             _TF + "def mask_rows(rows):\n"
             "    return tf.map_fn(lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: 0.0), rows)\n"
         ),
+        # A per-element choice whose result nothing reads (a TF1 graph op that never runs): the
+        # fix is to delete it, not to speed it up.
+        Valid(
+            _TF + "class Network:\n    def build_losses(self):\n"
+            "        self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),\n"
+            "                                     self.options_placeholder)\n"
+            "        self.loss = tf.reduce_mean(self.q_values)\n"
+        ),
+        Valid(
+            _TF + "def build(options, n):\n"
+            "    mask = tf.map_fn(lambda x: tf.cond(tf.less(x, n), lambda: x, lambda: 0), options)\n"
+            "    return tf.reduce_sum(options)\n"
+        ),
+        # A random choice per element between different tensors that nothing shows of one shape.
+        Valid(
+            _TF + "def jitter(boxes, other):\n"
+            "    return tf.map_fn(lambda b: tf.cond(tf.random.uniform(()) < 0.5, lambda: b, lambda: other), boxes)\n"
+        ),
+        # The parts of an uneven split (sizes, not a count) may differ in shape.
+        Valid(
+            _TF + "def pick(rows):\n"
+            "    def one(row):\n        a, b = tf.split(row, [1, 3])\n"
+            "        return tf.cond(tf.reduce_sum(row) > 0, lambda: a, lambda: b)\n"
+            "    return tf.map_fn(one, rows)\n"
+        ),
         # Learning-rate schedules: a predicate on the step counter, scalar branches.
         Valid(
             _TF + "@tf.function\ndef lr(step, warmup_lr, base_lr):\n"
@@ -282,11 +328,55 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
         Invalid(
             _TF + "class Network:\n    def build_losses(self):\n"
             "        self.option_mask = tf.map_fn(lambda x: tf.cond(tf.less(x, self.nb_options), lambda: x, lambda: 0),\n"
-            "                                     self.options_placeholder)\n",
+            "                                     self.options_placeholder)\n"
+            "        self.policies = self.get_policies(self.option_mask)\n",
             unsafe=True,
             fixed=_TF + "class Network:\n    def build_losses(self):\n"
             "        self.option_mask = tf.map_fn(lambda x: tf.where(tf.less(x, self.nb_options), x, 0),\n"
-            "                                     self.options_placeholder)\n",
+            "                                     self.options_placeholder)\n"
+            "        self.policies = self.get_policies(self.option_mask)\n",
+        ),
+        # A random sign drawn per element in a helper the map reaches through a function-valued
+        # parameter (KerasCV's `random_inversion`, under `self._map_fn(self._augment, inputs)`).
+        Invalid(
+            _TF + "def random_inversion(generator):\n"
+            "    negate = generator.random_uniform((), 0, 1) > 0.5\n"
+            "    return tf.cond(negate, lambda: -1.0, lambda: 1.0)\n\n"
+            "class Shear(tf.keras.layers.Layer):\n"
+            "    def _map_fn(self, func, inputs):\n        return tf.vectorized_map(func, inputs)\n\n"
+            "    def _augment(self, image):\n        amount = random_inversion(self._random_generator) * self.factor\n"
+            "        return self.shear(image, amount)\n\n"
+            "    def call(self, images):\n        return self._map_fn(self._augment, images)\n",
+            unsafe=True,
+            fixed=_TF + "def random_inversion(generator):\n"
+            "    negate = generator.random_uniform((), 0, 1) > 0.5\n"
+            "    return tf.where(negate, -1.0, 1.0)\n\n"
+            "class Shear(tf.keras.layers.Layer):\n"
+            "    def _map_fn(self, func, inputs):\n        return tf.vectorized_map(func, inputs)\n\n"
+            "    def _augment(self, image):\n        amount = random_inversion(self._random_generator) * self.factor\n"
+            "        return self.shear(image, amount)\n\n"
+            "    def call(self, images):\n        return self._map_fn(self._augment, images)\n",
+        ),
+        # Tuple branches from local functions choosing between the equal parts of one `tf.split`
+        # (KerasCV's RandomShear picking a box's corners by the sign of the image's shear), reached
+        # through a base class's map calling the subclass's override.
+        Invalid(
+            _TF + "class Base(tf.keras.layers.Layer):\n"
+            "    def _augment(self, inputs):\n        boxes = inputs['boxes']\n"
+            "        shear = self.get_random_transformation(image=inputs['images'])\n"
+            "        return self.augment_bounding_boxes(boxes, transformation=shear)\n\n"
+            "    def call(self, inputs):\n        return tf.map_fn(self._augment, inputs)\n\n"
+            "class Shear(Base):\n"
+            "    def augment_bounding_boxes(self, boxes, transformation):\n"
+            "        return self._four_corners(boxes, transformation)\n\n"
+            "    @staticmethod\n    def _four_corners(corners, x):\n"
+            "        tl_x, br_x, tr_x, bl_x = tf.split(corners, 4, axis=1)\n\n"
+            "        def negative():\n            x1 = tl_x\n            x2 = br_x\n            return x1, x2\n\n"
+            "        def positive():\n            x1 = bl_x\n            x2 = tr_x\n            return x1, x2\n\n"
+            "        x1, x2 = tf.cond(tf.less(x, 0), negative, positive)\n"
+            "        return tf.concat([x1, x2], axis=1)\n",
+            unsafe=True,
+            fixed=None,
         ),
         # Local one-line functions as branches: reported, but no fix.
         Invalid(
@@ -312,10 +402,15 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             # Code a `tf.map_fn` runs for every element, directly or through the helpers it calls with
             # the element: a choice there is per element when the predicate reads the element.
             reaches = model.element_maps.reaches(site)
+            reach = None
             if reaches:
-                reach = reaches[0]
-                if not reach.elements.intersection(names_read(pred.value)):
-                    continue  # the same for every element (a training flag the map closes over)
+                # Per element the choice is one when the predicate reads the element or a random draw
+                # made per element; a training flag the map closes over is the same for every element.
+                reach = next((r for r in reaches if model.element_maps.varies_per_element(r, pred.value, site)), None)
+                if reach is None:
+                    continue
+                if result_unused(reach.map_model, reach.map_call):
+                    continue  # nothing reads what the map computes (a TF1 graph op never run)
                 tensors, where = reach.elements, _per_element(model, reach)
             else:
                 hot = model.hot_paths.context_of_site(site)
@@ -326,33 +421,22 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
                 continue
             values = values or ValueKinds(model)
             # A predicate reading the element is a tensor (`s > threshold`, whatever `threshold` is).
-            if not reaches and values.kind(pred.value, site.function, site.place, site.lambdas, tensors) != TENSOR:
+            if reach is None and values.kind(pred.value, site.function, site.place, site.lambdas, tensors) != TENSOR:
                 continue
             branches = [_branch(model, fn.value, site) for fn in (true_fn, false_fn)]
             if branches[0] is None or branches[1] is None:
                 continue
-            leaves = [elementwise_leaves(model, values, body, site) for body, _ in branches]  # type: ignore[misc]
-            if leaves[0] is None or leaves[1] is None:
-                continue
-            if reaches:
-                # A number against the element, when the predicate compares the element and so proves
-                # it a scalar (`tf.cond(x < n, lambda: x, lambda: 0)`): both branches are scalars.
-                scalar = _scalar_against_number(model, pred.value, branches, leaves, tensors)
-                # Per element, the branches must be built from the same element values; what the map
-                # closes over (a window's height) is one value for every element, and `map_fn` would
-                # reject branches whose shapes differ from one element to the next.
-                leaves = [side & tensors for side in leaves]
-                if not leaves[0] and not scalar:
-                    continue
-                if scalar:
-                    leaves = [leaves[0] | leaves[1]] * 2
-            if leaves[0] != leaves[1]:
+            pairs = _component_pairs(branches[0][0], branches[1][0])  # type: ignore[index]
+            if not pairs or not all(
+                _same_shaped_choice(model, values, pred.value, pair, site, tensors if reach else None)
+                for pair in pairs
+            ):
                 continue
             message = (
                 f"`tf.cond` picks between two cheap element-wise expressions in {where}; "
                 "`tf.where(pred, a, b)` computes both and selects without control flow"
             )
-            if reaches:  # the gain is in removing the map (measured: the swap alone gains nothing)
+            if reach is not None:  # the gain is in removing the map (measured: the swap alone gains nothing)
                 message += ", so one `tf.where` over the whole batch can replace the per-element map"
             yield self.finding(message, call.func, call, self._fix(context, site, (pred, true_fn, false_fn), branches))
 
@@ -375,6 +459,47 @@ through `*args`, or a map whose function is chosen at run time, is not followed.
             return FixPlan(UNSAFE, f"Replace with `{where}`", (kept,), imports)  # one argument per line: keep it
         # Aligned under the bracket: one line if it fits, else the call's own line breaks.
         return FixPlan(UNSAFE, f"Replace with `{where}`", (joined,), imports, wrapped=(kept,))
+
+
+def _component_pairs(first: cst.BaseExpression, second: cst.BaseExpression
+                     ) -> List[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """The two branches' values side by side: one pair, or one per element of two tuples of one
+    length (`lambda: (min_y, max_y)`); none when they cannot be matched."""
+    if isinstance(first, cst.Tuple) or isinstance(second, cst.Tuple):
+        if not (isinstance(first, cst.Tuple) and isinstance(second, cst.Tuple)):
+            return []
+        if len(first.elements) != len(second.elements) or any(
+            isinstance(e, cst.StarredElement) for e in (*first.elements, *second.elements)
+        ):
+            return []
+        return [(a.value, b.value) for a, b in zip(first.elements, second.elements)]
+    return [(first, second)]
+
+
+def _same_shaped_choice(model: ModuleModel, values: ValueKinds, pred: cst.BaseExpression, pair, site: CallSite,
+                        elements: Optional[FrozenSet[str]]) -> bool:
+    """Both values are cheap element-wise expressions of one shape: what ``tf.where`` can select
+    between. ``elements``: the element values, in per-element code (None elsewhere)."""
+    leaves = [elementwise_leaves(model, values, body, site) for body in pair]
+    if leaves[0] is None or leaves[1] is None:
+        return False
+    if elements is not None:
+        # The predicate of `tf.cond` is a scalar: two numbers are two scalars.
+        if is_number(pair[0]) and is_number(pair[1]):
+            return True
+        # A number against the element, when the predicate compares the element and so proves
+        # it a scalar (`tf.cond(x < n, lambda: x, lambda: 0)`): both branches are scalars.
+        scalar = _scalar_against_number(model, pred, [(pair[0], True), (pair[1], True)], leaves, elements)
+        # Per element, the branches must be built from the same element values; what the map
+        # closes over (a window's height) is one value for every element, and `map_fn` would
+        # reject branches whose shapes differ from one element to the next.
+        leaves = [side & elements for side in leaves]
+        if scalar:
+            return True
+        if not leaves[0] or not leaves[1]:
+            return False
+    # Different tensors of one shape: the parts of one equal `tf.split` (a box's corner columns).
+    return leaves[0] == leaves[1] or equal_parts(model, leaves[0] | leaves[1], site.function)
 
 
 def _scalar_against_number(model: ModuleModel, pred: cst.BaseExpression, branches, leaves, elements) -> bool:
@@ -441,15 +566,43 @@ def _branch(model: ModuleModel, expr: cst.BaseExpression, site: CallSite) -> Opt
 
 
 def _single_return(function: FunctionInfo) -> Optional[cst.BaseExpression]:
+    """What a parameterless local function returns: its one ``return``, after at most a few plain
+    ``name = value`` lines whose names the returned tuple lists (KerasCV's ``final_x1 =
+    bottom_left_x; final_x2 = top_right_x; return final_x1, final_x2``), those names replaced by
+    their values."""
     node = function.node
     params = node.params
     if node.decorators or params.params or params.posonly_params or params.kwonly_params:
         return None
     statements = node.body.body if isinstance(node.body, cst.IndentedBlock) else [node.body]
-    if len(statements) != 1:
+    if not statements or len(statements) > 5:
         return None
-    simple = isinstance(statements[0], (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-    smalls = statements[0].body if simple else []
-    if len(smalls) != 1 or not isinstance(smalls[0], cst.Return) or smalls[0].value is None:
+    smalls = []
+    for statement in statements:
+        if not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return None
+        smalls.extend(statement.body)
+    *assignments, last = smalls
+    if not isinstance(last, cst.Return) or last.value is None:
         return None
-    return smalls[0].value
+    named = {}
+    for small in assignments:
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            return None
+        name = small.targets[0].target.value
+        if name in named:
+            return None
+        named[name] = small.value
+    if not named:
+        return last.value
+    if not isinstance(last.value, cst.Tuple):
+        return named.get(last.value.value) if isinstance(last.value, cst.Name) else None
+    elements = []
+    for element in last.value.elements:
+        value = element.value
+        if isinstance(value, cst.Name) and value.value in named:
+            value = named[value.value]
+        elif set(names_read(value)) & set(named):
+            return None
+        elements.append(element.with_changes(value=value))
+    return last.value.with_changes(elements=elements)

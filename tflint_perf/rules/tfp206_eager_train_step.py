@@ -124,8 +124,18 @@ call), declares `global`, or when the function already has decorators or sits in
         ),
         # TensorFlow 1 eager code.
         Valid("import tensorflow as tf\ntf.enable_eager_execution()\n\n" + _STEP + _LOOP),
+        # Redefined (a notebook's later cell): the loop calls the decorated definition in effect there,
+        # and the first is called once.
+        Valid(_TF + _STEP + "train_step(x, y)\n\n@tf.function\n" + _STEP + _LOOP),
     )
     invalid = (
+        # A notebook that trains with `train_step` (cell 8, 9) and redefines it for another model, called
+        # once (cell 23, 24): the loop calls the first definition, the one in effect there, not the last.
+        Invalid(
+            _TF + _STEP + _LOOP + "\n" + _STEP + "train_step(x, y)\n",
+            fixed=_TF + "@tf.function\n" + _STEP + _LOOP + "\n" + _STEP + "train_step(x, y)\n",
+            unsafe=True,
+        ),
         Invalid(
             _TF + _STEP + _LOOP,
             fixed=_TF + "@tf.function\n" + _STEP + _LOOP,

@@ -10,6 +10,7 @@ from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.debugging import is_debug_guarded, module_fits, module_trains
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.rows import FEW, ONE
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.fixes.building import remove_argument, remove_statement
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
@@ -35,7 +36,9 @@ a module that imports TensorFlow or Keras; `run_functions_eagerly` through the m
 The module must train something (`fit`, `train_on_batch`, `apply_gradients`, `minimize`, a
 `tf.GradientTape`): a guide that only demonstrates the switch is not reported. Test files
 (`test_*.py`, `tests/`) and evaluation or inference modules (by their path) are skipped: there,
-eager execution is what the author wants to step through.
+eager execution is what the author wants to step through. A `compile(run_eagerly=True)` whose model
+is then fitted only on a few rows (`model.fit(x[:64], y[:64])`, at most a small batch's worth) is
+a demonstration of the switch, where eager execution costs nothing worth changing.
 """
     why_bad = """
 `run_eagerly=True` makes Keras call `train_step` as plain Python for every batch instead of
@@ -91,6 +94,9 @@ whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation m
         # Not TensorFlow's function: resolved through imports, never by its text.
         Valid("import tensorflow as tf\nfrom mylib import config\nconfig.run_functions_eagerly(True)\n"),
         Valid("class Runner:\n    def compile(self, run_eagerly=False):\n        pass\nRunner().compile(run_eagerly=True)\n"),
+        # A book showing the switch (handson-ml2 ch. 12): the model is fitted on 64 samples.
+        Valid("import tensorflow as tf\nmodel = MyModel()\nmodel.compile(loss='mse', optimizer='nadam', run_eagerly=True)\n"
+              "model.fit(X_train[:64], y_train[:64], epochs=1, validation_data=(X_valid[:64], y_valid[:64]))\n"),
     )
     invalid = (
         Invalid(
@@ -113,6 +119,17 @@ whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation m
         Invalid(
             "import tensorflow as tf\nmodel.compile(\n    run_eagerly=True,  # debugging\n    loss='mse')\nmodel.fit(x, y)\n",
             fixed="import tensorflow as tf\nmodel.compile(\n    loss='mse')\nmodel.fit(x, y)\n",
+        ),
+        # The same model fitted on the whole training set, or on a slice of many rows: training.
+        Invalid(
+            "import tensorflow as tf\nmodel = MyModel()\nmodel.compile(loss='mse', run_eagerly=True)\nmodel.fit(X_train, y_train, epochs=10)\n",
+            fixed="import tensorflow as tf\nmodel = MyModel()\nmodel.compile(loss='mse')\nmodel.fit(X_train, y_train, epochs=10)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\nmodel = MyModel()\nmodel.compile(loss='mse', run_eagerly=True)\nmodel.fit(X_train[:64], y_train[:64])\n"
+            "model.fit(X_train[:50000], y_train[:50000], epochs=10)\n",
+            fixed="import tensorflow as tf\nmodel = MyModel()\nmodel.compile(loss='mse')\nmodel.fit(X_train[:64], y_train[:64])\n"
+                  "model.fit(X_train[:50000], y_train[:50000], epochs=10)\n",
         ),
         Invalid(
             "import tensorflow as tf\ntf.config.run_functions_eagerly(True)\nmodel.fit(ds)\n",
@@ -159,6 +176,9 @@ whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation m
                         and isinstance(call.func.value.func, cst.Name) and call.func.value.func.value in model.classes:
                     if model.keras_models.origin(call.func.value, site.function, site.place, site.lambdas) is None:
                         continue  # `Runner().compile(...)`: a same-file class that is not a Keras model
+                fits = model.keras_models.later_fits(call.func.value, site)
+                if fits and all(model.keras_models.fit_rows(fit) in (ONE, FEW) for fit in fits):
+                    continue  # fitted only on a few rows (`x[:64]`): a demonstration, where eager costs nothing
                 edit = remove_argument(model, call, arg)
                 fix = FixPlan(SAFE, "Remove `run_eagerly=True`", (edit,)) if edit is not None else None
                 yield self.finding(

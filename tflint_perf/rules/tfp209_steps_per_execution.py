@@ -11,6 +11,7 @@ from tflint_perf.analysis.deprecations import written_for_tf1
 from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.rows import MANY
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
@@ -40,8 +41,9 @@ class StepsPerExecution(Rule):
 Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs
 it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
 (`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`)
-with at least one hidden `Dense` layer (a lone `Dense`, a linear or logistic regression, was a
-demonstration on a few thousand points at every such site of the real-code check),
+with at least one hidden `Dense` layer, or a lone `Dense` (a linear or logistic regression) fitted on
+evidently many rows (a slice of more than 1,024 rows such as `series[:7000]`, an array reshaped to
+60,000 rows; on data of unknown size a linear model is as often a demonstration on a few thousand points),
 and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
@@ -117,8 +119,11 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
               "model.fit(ds, epochs=3)\n"),
         # One epoch (the default): a demonstration.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y)\n"),
-        # A linear regression: in real code, a demonstration on a few thousand points.
+        # A linear regression on data of unknown size: in real code, a demonstration on a few thousand points.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # ... or on a few hundred rows (a toy linear classifier: a few hundred steps in all).
+        Valid("import tensorflow as tf\nx, y = points[:800], labels[:800]\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
@@ -128,6 +133,16 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
     )
     invalid = (
+        # A linear model fitted on evidently many rows for 20 epochs (handson-ml2 ch. 15: 7,000 series;
+        # Deep Learning with Python ch. 5: MNIST reshaped to 60,000 rows, then scaled): thousands of tiny steps.
+        Invalid("import tensorflow as tf\nX_train, y_train = series[:7000, :50], series[:7000, -1]\n"
+                "model = tf.keras.Sequential([tf.keras.layers.Flatten(input_shape=[50, 1]), tf.keras.layers.Dense(1)])\n"
+                "model.compile(loss='mse', optimizer='adam')\nmodel.fit(X_train, y_train, epochs=20)\n", fixed=None),
+        Invalid("import tensorflow as tf\n(train_images, train_labels), _ = tf.keras.datasets.mnist.load_data()\n"
+                "train_images = train_images.reshape((60000, 28 * 28))\ntrain_images = train_images.astype('float32') / 255\n"
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(10, activation='softmax')])\n"
+                "model.compile(optimizer='rmsprop', loss='sparse_categorical_crossentropy')\n"
+                "model.fit(train_images, train_labels, epochs=20, batch_size=128, validation_split=0.2)\n", fixed=None),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
                 "model.fit(ds, epochs=3)\n"),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n", fixed=None),
@@ -143,7 +158,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         keras = model.keras_models
-        tf1 = written_for_tf1(model)
+        tf1 = written_for_tf1(model, context.filename)
         for site in model.calls:
             call = site.node
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile") or model.call_name(call) is not None:
@@ -153,9 +168,18 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 continue
             receiver = call.func.value
             constructor = keras.constructor(receiver, site.function, site.place, site.lambdas)
-            if constructor is None or not keras.is_small_mlp(constructor):
+            if constructor is None:
                 continue
-            if self._small_step_fit(context, site, receiver, constructor) is None:
+            if keras.is_small_mlp(constructor):
+                if self._small_step_fit(context, site, receiver) is None:
+                    continue
+            elif keras.is_small_linear(constructor):
+                # A linear model: worth it only where the data is evidently large (a slice of
+                # thousands of rows, a pipeline); toy regressions on a few thousand points are demonstrations.
+                fit = self._small_step_fit(context, site, receiver)
+                if fit is None or keras.fit_rows(fit) != MANY:
+                    continue
+            else:
                 continue
             version = context.settings.target_version
             if (version is not None and version < _SINCE) or (version is None and tf1):
@@ -193,21 +217,10 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                         return True
         return False
 
-    def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression,
-                        constructor: cst.Call) -> Optional[cst.Call]:
-        """A later `<receiver>.fit(...)` in the same function, on the same model (the name still bound to
-        ``constructor``), with a small (or the default) batch size."""
-        if not isinstance(receiver, cst.Name):
-            return None
-        for other in context.model.calls_in(site.function) if site.function is not None else context.model.calls:
+    def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression) -> Optional[CallSite]:
+        """A later `<receiver>.fit(...)` on the same model with a small (or the default) batch size."""
+        for other in context.model.keras_models.later_fits(receiver, site):
             call = other.node
-            if other.function is not site.function or other.place.order <= site.place.order:
-                continue
-            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
-                    and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
-                continue
-            if context.model.keras_models.constructor(call.func.value, other.function, other.place, other.lambdas) is not constructor:
-                continue  # the name was rebound to another model in between
             epochs = keyword_argument(call, "epochs")
             known = context.model.integer_values.integer(epochs.value, other) if epochs is not None else None
             if known is None or known.value < _MIN_EPOCHS:
@@ -220,11 +233,11 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 sizes = [int_literal(op.call.args[0].value) if op.call.args else None
                          for c in fed for state in c.states for op in state.ops if op.name == "batch"]
                 if sizes and all(size is not None and size <= _MAX_BATCH for size in sizes):
-                    return call
+                    return other
                 continue
             if batch is None:
-                return call
+                return other
             size = context.model.integer_values.integer(batch.value, other)
             if size is not None and size.value <= _MAX_BATCH:
-                return call
+                return other
         return None

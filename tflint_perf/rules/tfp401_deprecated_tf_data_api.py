@@ -195,8 +195,8 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         if is_test_file(context.filename):
             return
         version = context.settings.target_version
-        tf1 = written_for_tf1(model) if version is None else False
-        tf1_only = runs_only_on_tf1(model) if version is None else False
+        tf1 = written_for_tf1(model, context.filename) if version is None else False
+        tf1_only = runs_only_on_tf1(model, context.filename) if version is None else False
         applied: Dict[cst.Call, cst.Call] = {}
         for site in model.calls:
             call = site.node

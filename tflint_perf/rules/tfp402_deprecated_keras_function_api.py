@@ -138,6 +138,9 @@ before, Keras up to 2.3 had no generator-taking `fit`).
         Valid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n", target_version=(1, 15)),
         # TensorFlow 1 code (a Session through `import tensorflow`), target unknown: it runs only on 1.x.
         Valid("import tensorflow as tf\nsess = tf.Session()\ny = tf.py_func(f, [x], tf.float32)\n"),
+        # TensorFlow 1 code by what it uses, not only by what it calls: `slim` from `tf.contrib`, gone in TensorFlow 2.
+        Valid("import tensorflow as tf\nslim = tf.contrib.slim\ny = tf.py_func(f, [x], tf.float32)\n"),
+        Valid("import tensorflow as tf\nimport tensorflow.contrib.slim as slim\ny = tf.py_func(f, [x], tf.float32)\n"),
         # fit_generator warns only from 2.1, where fit took generators.
         Valid(_MODEL + "model.fit_generator(gen, epochs=5)\n", target_version=(2, 0)),
         Valid("import tensorflow as tf\nf = tf.function(g, experimental_relax_shapes=True)\n", target_version=(2, 8)),
@@ -194,8 +197,8 @@ before, Keras up to 2.3 had no generator-taking `fit`).
         if is_test_file(context.filename):
             return
         version = context.settings.target_version
-        tf1 = written_for_tf1(model) if version is None else False
-        tf1_only = runs_only_on_tf1(model) if version is None else False
+        tf1 = written_for_tf1(model, context.filename) if version is None else False
+        tf1_only = runs_only_on_tf1(model, context.filename) if version is None else False
         for site in model.calls:
             call = site.node
             spelled = model.imports.spelled(call.func)

@@ -13,15 +13,18 @@ where they are consumed and what for.
 - ``consumption``: where pipelines are consumed and what for (``loop_purpose``, ``built_for``,
   ``iterated_once``);
 - ``across_modules``: importers' consumptions of pipelines built here, other modules' summaries;
+- ``reads``: how often an iterator over a pipeline is read (``iter(ds)`` read by a demonstration's
+  ten steps, a TF1 iterator behind session runs of a few iterations);
 - ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
   pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
-  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``is_trivial_function``,
+  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``first_on_zip``, ``is_trivial_function``,
   ``only_moves_values``).
 """
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Tuple
 
 import libcst as cst
@@ -32,6 +35,7 @@ from tflint_perf.analysis.pipelines.consumption import ConsumptionQueries
 from tflint_perf.analysis.pipelines.fixpoint import Fixpoint
 from tflint_perf.analysis.pipelines.intent import PipelineIntent
 from tflint_perf.analysis.pipelines.predicates import StatePredicates
+from tflint_perf.analysis.pipelines.reads import IteratorReads
 from tflint_perf.analysis.pipelines.sources import SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
 from tflint_perf.analysis.purpose import Purpose
@@ -84,6 +88,11 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
                 if op.name in names:
                     by_call.setdefault(op.call, (op, []))[1].append(state)
         return iter(by_call.values())
+
+    @cached_property
+    def iterator_reads(self) -> IteratorReads:
+        """How often iterators over this module's pipelines are read (a demonstration's few steps)."""
+        return IteratorReads(self.model)
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""

@@ -77,13 +77,13 @@ class ConsumerRecognition:
             self.consume(call, "one-off", f"{method}()", args[0], Purpose.ONE_OFF)
             return True
         if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
-            self.consume(call, "iterator", f"{method}()", receiver, Purpose.TRAINING)
+            self.consume(call, "iterator", f"{method}()", receiver, self._tf1_iterator_purpose(call, Purpose.TRAINING))
             return True
         if method in INITIALIZER_METHODS and args and call.args:
             # The pipeline's own name says which of training and evaluation the iterator is switched to.
             named = purpose_of_builder([(dotted_text(call.args[0].value) or "").rsplit(".", 1)[-1]])
             purpose = named if named in (Purpose.EVALUATION, Purpose.INSPECTION) else Purpose.TRAINING
-            self.consume(call, "iterator", f"{method}()", args[0], purpose)
+            self.consume(call, "iterator", f"{method}()", args[0], self._tf1_iterator_purpose(call, purpose))
             return True
         if method in MODEL_CONSUMERS:
             self._consume_model_call(call, method)
@@ -98,7 +98,8 @@ class ConsumerRecognition:
         if name == "iter" and call.args:
             value = self.eval(call.args[0].value)
             peek = call in self.analysis._peeked
-            self.consume(call, "iter", "iter()", value, Purpose.INSPECTION if peek else Purpose.TRAINING)
+            purpose = Purpose.INSPECTION if peek else self.analysis.iterator_reads.few_reads(call, tf1=False)
+            self.consume(call, "iter", "iter()", value, purpose or Purpose.TRAINING)
             return True
         if name in ONE_OFF_FUNCTIONS and call.args:
             self.consume(call, "one-off", f"{name}()", self.eval(call.args[0].value), Purpose.ONE_OFF)
@@ -111,9 +112,17 @@ class ConsumerRecognition:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return True
         if api in ITERATOR_FUNCTIONS and args:
-            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0], Purpose.TRAINING)
+            self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0],
+                         self._tf1_iterator_purpose(call, Purpose.TRAINING))
             return True
         return False
+
+    def _tf1_iterator_purpose(self, call: cst.Call, purpose: Purpose) -> Purpose:
+        """A TF1 iterator is read by the module's session runs: a demonstration's few steps
+        (``for it in range(10): sess.run(train_op)``) are not training worth a finding."""
+        if purpose is not Purpose.TRAINING:
+            return purpose
+        return self.analysis.iterator_reads.few_reads(call, tf1=True) or purpose
 
     def _consume_inspected_attribute(self, node: cst.Attribute, value: Value) -> None:
         """``ds.element_spec``: a look at the pipeline's structure."""

@@ -100,6 +100,14 @@ class StatePredicates:
         size = keyword_argument(source.node, "batch_size")
         return size is None or not (isinstance(size.value, cst.Name) and size.value.value == "None")
 
+    def first_on_zip(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` is the first on a `Dataset.zip` of pipelines: its function sees the zipped
+        elements side by side (`zip(tuple(parts)).map(lambda *windows: tf.stack(windows))` stacks one
+        window of each part into a batch)."""
+        source = state.source
+        return not state.ops_before(call) and source.kind == "call" and isinstance(source.node, cst.Call) \
+            and self.model.call_name(source.node) == "tf.data.Dataset.zip"
+
     def replays_one_element(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` sees one element repeated: `Dataset.range(1).repeat()` or
         `from_tensors(x).repeat()`, the idiom for synthetic input (benchmarks, fake data)."""

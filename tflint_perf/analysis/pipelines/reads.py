@@ -1,0 +1,145 @@
+"""How often an iterator over a pipeline is read: a demonstration's few steps are not a hot path.
+
+A colab that fine-tunes a checkpoint "for just a few iterations" (google-research/simclr's
+``total_iterations = 10``, then ``for it in range(total_iterations): x = next(iterator)``) or draws
+five images to plot (``it = iter(ds)``, ``for _ in range(5): image = it.next()``) reads its pipeline
+a handful of times: a prefetch or a parallel map would save at most a few steps' input time. What
+says "a few" is the code itself: every loop the reads run in has a count the source shows (a literal,
+a module constant) and together they read at most ``FEW_CALLS`` elements; reads outside loops run once.
+
+- ``iter(ds)`` bound to a name read only by ``next(it)``, ``it.next()`` or ``it.get_next()`` in the
+  same scope (any other use of the name, a read in a comprehension or in a scope a loop reaches
+  leaves it unknown);
+- a TF1 iterator (``make_one_shot_iterator``, ``make_initializer``): its elements are read by the
+  module's session runs (``sess.run``, ``t.eval()``), so those are counted, and at least one must
+  be in a loop (none means a framework or another module runs the steps).
+
+``few_reads`` answers with the purpose to record: inspection when a reading loop plots, else one-off.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+from typing import Iterable, List, Optional
+
+import libcst as cst
+
+from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
+from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.sessions import Sessions
+
+# `it.next()` (TF2 iterators keep the Python 2 spelling), `it.get_next()`, `it.__next__()`.
+_READ_METHODS = frozenset({"next", "get_next", "__next__"})
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class IteratorReads:
+    def __init__(self, model: ModuleModel) -> None:
+        self.model = model
+        self._loops = StepLoops(model)
+
+    def few_reads(self, call: cst.Call, tf1: bool) -> Optional[Purpose]:
+        """The purpose of an iterator made at ``call`` (``iter(ds)``; with ``tf1``, a TF1 iterator)
+        when it is read a few times only; None when it may be read more, or the code does not say."""
+        if tf1:
+            return self._session_runs
+        site = self.model.site_of(call)
+        name = _assigned_name(site, call)
+        if site is None or name is None:
+            return None
+        reads = self._reads.get(name, [])
+        # Each use of the name is its assignment here or a read in the same scope: nothing else sees it.
+        if self._name_uses[name] != 1 + len(reads) or any(read.function is not site.function for read in reads):
+            return None
+        return self._few(reads, require_loop=False)
+
+    @cached_property
+    def _session_runs(self) -> Optional[Purpose]:
+        sessions = Sessions(self.model)
+        runs = [
+            site for site in self.model.calls
+            if isinstance(site.node.func, cst.Attribute) and (
+                site.node.func.attr.value == "eval"
+                or (site.node.func.attr.value == "run" and sessions.is_session(site.node.func.value, site)))
+        ]
+        return self._few(runs, require_loop=True)
+
+    def _few(self, reads: Iterable[CallSite], require_loop: bool) -> Optional[Purpose]:
+        total, looped, plots = 0, False, False
+        for read in reads:
+            if _in_comprehension(read) or self.model.call_graph.loops_reaching(read.function):  # type: ignore[attr-defined]
+                return None
+            count = 1
+            for loop in read.loops:
+                iterations = self._loops.iterations(loop)
+                if iterations is None:
+                    return None  # `while True`, `range(steps)` from a flag: as many reads as the data holds
+                count *= iterations
+                plots = plots or any(self._loops.plots(other) for other in self._loops.calls_in(loop))
+            if read.loops:
+                looped = True
+                total += count
+        if total > FEW_CALLS or (require_loop and not looped):
+            return None
+        return Purpose.INSPECTION if plots else Purpose.ONE_OFF
+
+    @cached_property
+    def _reads(self) -> dict:
+        """``next(it)``, ``it.next()``, ``it.get_next()`` calls, by the iterator's name."""
+        found: dict = {}
+        for site in self.model.calls:
+            func = site.node.func
+            if isinstance(func, cst.Name) and func.value == "next" and len(site.node.args) == 1:
+                target = site.node.args[0].value
+            elif isinstance(func, cst.Attribute) and func.attr.value in _READ_METHODS and not site.node.args:
+                target = func.value
+            else:
+                continue
+            if isinstance(target, cst.Name):
+                found.setdefault(target.value, []).append(site)
+        return found
+
+    @cached_property
+    def _name_uses(self) -> Counter:
+        """How often each bare name occurs in the module (reads, assignment targets, parameters)."""
+        counts: Counter = Counter()
+        stack: List[cst.CSTNode] = [self.model.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name):
+                counts[node.value] += 1
+            else:
+                stack.extend(node.children)
+        return counts
+
+
+def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
+    """``it = iter(ds)``: the one name the call's value is bound to."""
+    statement = site.statement if site is not None else None
+    small = statement.body[0] if statement is not None and len(statement.body) == 1 else None
+    if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1:
+        target = small.targets[0].target
+        return target.value if isinstance(target, cst.Name) else None
+    return None
+
+
+def _in_comprehension(site: CallSite) -> bool:
+    """A read inside ``[next(it) for _ in range(n)]`` runs once per item, which the loops do not show."""
+    statement = site.statement
+    if statement is None:
+        return True  # a compound statement's header (`while next(it)`): unsure
+    stack: List[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _COMPREHENSIONS):
+            inner: List[cst.CSTNode] = [node]
+            while inner:
+                current = inner.pop()
+                if current is site.node:
+                    return True
+                inner.extend(current.children)
+            continue
+        stack.extend(node.children)
+    return False
