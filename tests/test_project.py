@@ -136,6 +136,41 @@ def test_an_import_cycle_ends_and_is_silent(tmp_path):
     assert result.returncode in (0, 1), result.stderr
 
 
+def test_the_importer_map_kept_across_edits_is_the_one_built_afresh(tmp_path):
+    # An editor's edits (overlays) update the importer map for the edited file only; it must stay the
+    # map a fresh index builds, lists in file order included (importers_using and MAX_IMPORTERS read them so).
+    from tflint_perf.project.index import Project
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    names = ["a", "b", "c", "d", "e"]
+    for name in names:
+        (tmp_path / "pkg" / f"{name}.py").write_text("import tensorflow as tf\n")
+    files = [tmp_path / "pkg" / f"{name}.py" for name in names]
+    edits = [
+        (files[0], "from pkg import b\nfrom pkg.c import f\n"),
+        (files[3], "from pkg import b, c\nimport pkg.e\n"),
+        (files[4], "from . import b\n"),
+        (files[0], "from pkg import e\n"),  # a's old edges (b, c) go, a new one comes
+        (files[2], "from pkg import a, b\n"),
+        (files[3], None),  # back to the file on disk: no imports
+        (files[1], "from pkg import d\nfrom pkg import a\n"),
+    ]
+    project = Project(tmp_path)
+    for path, text in edits:
+        for file in files:
+            project.importers_of(file)  # the map is built, then kept through the edits
+        project.set_overlay(path, text)
+        fresh = Project(tmp_path)
+        for overlaid in files:
+            if overlaid in project._overlays:
+                fresh.set_overlay(overlaid, project._overlays[overlaid])
+        for file in files:
+            assert project.importers_of(file) == fresh.importers_of(file), (path, file)
+    assert project.importers_of(files[3]) == [files[1]]
+    assert project.importers_of(files[1]) == [files[2], files[4]]
+
+
 def test_a_package_imports_itself_by_name_from_below_the_project_root(tmp_path):
     # A vendor's copy of the Object Detection API deep inside a larger tree: its modules import
     # `object_detection.utils...`, which runs with `research/` on sys.path, not the tree's root.

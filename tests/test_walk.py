@@ -215,3 +215,24 @@ def _shape(value: Any, seen: Dict[int, int]) -> Any:
 
 def test_the_corpus_has_real_code_in_it():
     assert len(CORPUS) > 20 and sum(text.count("\n") for text in CORPUS) > 5000, sys.version
+
+
+@pytest.mark.parametrize("index", range(0, len(CORPUS), 7))
+def test_a_models_own_node_ids_are_its_whole_tree_even_when_statements_are_shared(index):
+    # ModuleModel.owns reads the ids statement by statement, remembered by the statement's identity for the
+    # path's last tree (an incremental re-parse keeps unchanged statements as the same objects): the set is
+    # still exactly the tree's.
+    from tflint_perf.analysis.model import module_node_ids
+
+    path = Path(f"/nowhere/module_{index}.py")
+    module = cst.parse_module(CORPUS[index])
+    assert module_node_ids(module, path) == walk_module.node_ids(module)
+    # An edit of the end: the other statements are the same objects in the new tree.
+    edited = cst.parse_module(CORPUS[index] + "\nedited = 1\n")
+    reused = module.with_changes(body=[*module.body, edited.body[-1]], footer=edited.footer)
+    assert module_node_ids(reused, path) == walk_module.node_ids(reused)
+    assert id(edited.body[-1]) in module_node_ids(reused, path)
+    # Another tree of the same path (a fresh parse): none of the first tree's nodes are its.
+    again = cst.parse_module(CORPUS[index])
+    ids = module_node_ids(again, path)
+    assert ids == walk_module.node_ids(again) and not ids & walk_module.node_ids(module)

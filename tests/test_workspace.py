@@ -168,3 +168,37 @@ def test_a_module_without_first_party_edges_is_checked_on_its_own(project):
     first = findings(workspace, project, "alone.py")
     assert findings(workspace, project, "alone.py") == first
     assert workspace.builds()[project / "alone.py"] == 1  # the second check was answered from memory
+
+
+def test_models_dropped_over_an_editing_session_are_collected_though_the_workspace_freezes(project, monkeypatch):
+    """A workspace being edited freezes what is alive now and then (``project/session.py``: the collector
+    then skips it); the models its edits drop must still be freed: none waits past the next refreeze."""
+    import gc
+    import weakref
+
+    from tflint_perf.project import session as session_module
+
+    # No periodic refreeze within the test: frozen models dropped by edits must set one off themselves.
+    monkeypatch.setattr(session_module, "REFREEZE_EVERY", 1000)
+    monkeypatch.setattr(session_module, "REFREEZE_DROPPED", 2)
+    workspace = workspace_for(project / "train.py", project)
+    settings = Settings(root=project)
+    texts = {"pkg/helpers.py": HELPER, "train.py": TRAIN, "pkg/metrics.py": METRICS, "evaluate.py": EVALUATE}
+    built = []
+    try:
+        for version in range(30):
+            # Mostly train.py and its helper; now and then metrics.py, whose models (its own and its
+            # importer's) were frozen by then: dropping them must set off a refreeze.
+            name = "pkg/metrics.py" if version % 10 == 9 else "train.py" if version % 3 else "pkg/helpers.py"
+            text = texts[name] = texts[name] + f"\nVERSION = {version}\n"
+            workspace.update(project / name, text)
+            for checked in ("train.py", "pkg/helpers.py", "pkg/metrics.py", "evaluate.py"):
+                workspace.check_text(texts[checked], checked, settings, path=project / checked)
+            built.extend(weakref.ref(model) for model in workspace.session._models.values() if model is not None)
+        gc.collect()
+        alive = {id(ref()) for ref in built if ref() is not None}
+        # The models in the session now, and fewer than REFREEZE_DROPPED frozen ones dropped since the last refreeze.
+        assert len(alive) <= len(workspace.session) + session_module.REFREEZE_DROPPED - 1
+        assert sum(workspace.session.builds.values()) > 30  # many were built (and dropped) along the way
+    finally:
+        gc.unfreeze()

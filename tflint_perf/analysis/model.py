@@ -11,6 +11,8 @@ analyses: ``analysis/analyses.py`` builds them on demand, on top of it.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -568,11 +570,45 @@ class ModuleModel:
 
     @cached_property
     def _node_ids(self) -> frozenset:
-        return frozenset(node_ids(self.module))
+        return module_node_ids(self.module, self.path)
 
     def tensorflow_alias(self) -> Optional[str]:
         """The local name the module uses for TensorFlow itself (``tf``, ``tf2``...), if any."""
         return self.imports.alias_for("tf")
+
+
+# The node ids of a module's top-level statements, by the statement's identity, for the latest tree
+# of each module path asked: a module re-parsed after an edit keeps its unchanged statements as the
+# same objects, so a re-check walks only the changed ones to tell its own nodes from another module's
+# (``owns``). Each entry keeps its statement alive, so that the id it is keyed by cannot be reused by
+# another object while the entry lives; only the latest tree's statements are kept, so no old tree
+# outlives its model because of this.
+StatementIds = Dict[int, Tuple[cst.CSTNode, frozenset]]
+_STATEMENT_IDS: "OrderedDict[Path, StatementIds]" = OrderedDict()
+_MAX_PATHS = 16
+_STATEMENT_IDS_LOCK = threading.Lock()  # a language server may check two documents at once
+
+
+def module_node_ids(module: cst.Module, path: Optional[Path] = None) -> frozenset:
+    """``node_ids(module)``; with ``path``, reading again the statements of the path's last tree."""
+    with _STATEMENT_IDS_LOCK:
+        known = _STATEMENT_IDS.get(path, {}) if path is not None else {}
+    current: StatementIds = {}
+    for statement in module.body:
+        entry = known.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = (statement, frozenset(node_ids(statement)))
+        current[id(statement)] = entry
+    rest = {id(module)}
+    for node in (*module.header, *module.footer):  # the module's other nodes: comments and blank lines
+        rest |= node_ids(node)
+    if path is not None:
+        with _STATEMENT_IDS_LOCK:
+            _STATEMENT_IDS[path] = current
+            _STATEMENT_IDS.move_to_end(path)
+            while len(_STATEMENT_IDS) > _MAX_PATHS:
+                _STATEMENT_IDS.popitem(last=False)
+    return frozenset(rest).union(*(ids for _, ids in current.values()))
 
 
 def lambda_parameter_names(node: cst.Lambda) -> List[str]:

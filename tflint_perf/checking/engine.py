@@ -18,6 +18,7 @@ from tflint_perf.text.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from tflint_perf.rules import all_rules
 from tflint_perf.rules.base import Rule, RuleContext
 from tflint_perf.fixes.building import existing_statements, import_insertion_offset
+from tflint_perf.text.incremental import Buffer
 from tflint_perf.text.layout import line_limit, place, too_long
 from tflint_perf.text.limits import run_deep
 from tflint_perf.text.parsing import InternalError, ParseError, parse_in_thread
@@ -36,6 +37,7 @@ def check_text(
     tree: Optional[ast.Module] = None,
     path: Optional[Path] = None,
     session: Optional[Session] = None,
+    buffer: Optional[Buffer] = None,
 ) -> List[Diagnostic]:
     """Diagnostics for one file's decoded text. Raises ParseError or InternalError.
 
@@ -46,6 +48,8 @@ def check_text(
     With ``apply_noqa=False`` the caller applies ``# noqa`` and ``# flake8: noqa`` itself (flake8
     does); only the file-level ``# tflint-perf: noqa``, which no other tool knows, still applies.
     ``tree``, the text's ``ast`` if the caller has one, saves parsing it again to place findings.
+    ``buffer``, the file's previous parse (``checking/workspace.py`` keeps one per file), lets a text that
+    differs from it by an edit be re-parsed by the statements the edit touched (``text/incremental.py``).
     """
     if not may_have_findings(text):
         return []
@@ -54,15 +58,19 @@ def check_text(
     if not enabled:
         return []
     # On a thread with stack enough for any file within `limits`: the tree walks below recurse.
-    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, session)
+    return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, session, buffer)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
-           tree: Optional[ast.Module], path: Optional[Path], session: Optional[Session]) -> List[Diagnostic]:
+           tree: Optional[ast.Module], path: Optional[Path], session: Optional[Session],
+           buffer: Optional[Buffer]) -> List[Diagnostic]:
     if path is None:
         session = None
     model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
-    module = model.module if model is not None else parse_in_thread(text)
+    if model is not None:
+        module = model.module
+    else:
+        module = buffer.parse(text, parse_in_thread) if buffer is not None else parse_in_thread(text)
     try:
         if model is None:
             model = session.adopt(path, text, module) if session is not None else AnalysedModule(module)  # type: ignore[arg-type]
@@ -76,7 +84,7 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
             findings = [f for f in findings if _all_here(model, f)]
         if not findings:
             return []
-        diagnostics = _locate(module, text, filename, findings, tree)  # positions recurse as deeply as the model
+        diagnostics = _locate(module, text, filename, findings, tree, buffer)  # positions recurse as deeply as the model
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except Exception as error:  # noqa: BLE001 - reported as an internal error, never a crash
@@ -110,10 +118,12 @@ def _all_here(model: ModuleModel, finding: Finding) -> bool:
 
 
 def _locate(module: cst.Module, text: str, filename: str, findings: Iterable[Finding], tree: Optional[ast.Module] = None,
-            ) -> List[Diagnostic]:
+            buffer: Optional[Buffer] = None) -> List[Diagnostic]:
     findings = list(findings)
     nodes = [node for f in findings for node in (f.start, f.end, *(e.node for e in _node_edits(f)))]
-    offsets = locate(module, text, nodes, tree)  # PositionProvider's ranges, for the statements that need them
+    # PositionProvider's ranges, for the statements that need them (remembered per statement in a buffer)
+    starts = buffer.starts_for(module) if buffer is not None else None
+    offsets = locate(module, text, nodes, tree, starts, buffer.statement_ranges if buffer is not None else None)
     index = LineIndex(text)
     import_offset = None
     present: set = set()

@@ -16,8 +16,11 @@ Life cycle:
   stat. Either drops the models of the modules whose findings may depend on that file (itself, what
   it imports, its importers two levels up: ``Project.affected_by``) and nothing else.
 - *check*: ``check_text`` reuses every model and result that the change did not touch.
+- *re-parse*: the last parse of each of ``MAX_BUFFERS`` files is kept, so that a file's next text (an editor's
+  edit, ``--fix``'s next pass) is parsed by the top-level statements that changed (``text/incremental.py``).
 - *evict*: memory is bounded by counts: at most ``project.index.MAX_MODULES`` models (least recently built first),
-  ``MAX_RESULTS`` results (least recently used first; ``RESULTS_PER_FILE`` of each file) and ``MAX_WORKSPACES`` projects per process.
+  ``MAX_RESULTS`` results (least recently used first; ``RESULTS_PER_FILE`` of each file), ``MAX_BUFFERS`` parses
+  and ``MAX_WORKSPACES`` projects per process.
 """
 
 from __future__ import annotations
@@ -25,19 +28,23 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, OrderedDict
 from pathlib import Path
-from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Set
+from typing import Dict, FrozenSet, Hashable, Iterable, List, Optional, Set, Tuple
 
 from tflint_perf.checking.config import Settings
 from tflint_perf.checking import engine
 from tflint_perf.project.index import Project, forget_index, project_for
 from tflint_perf.project.session import Session, forget_trees
 from tflint_perf.text.diagnostics import Diagnostic
+from tflint_perf.text.incremental import Buffer
 
 MAX_RESULTS = 4096  # checks remembered per workspace (a result is a few diagnostics: small)
 # Results remembered per file: an editor's undo and redo find theirs, and a long editing session does not keep
 # one result per keystroke (tens of KiB each for a large file with many findings) until MAX_RESULTS.
 RESULTS_PER_FILE = 4
 MAX_WORKSPACES = 8  # projects kept per process (a language server has one per workspace folder)
+# Files whose last parse is kept for an incremental re-parse of their next text (text/incremental.py): an
+# editor's open buffers, and the file ``--fix`` is fixing. One tree each.
+MAX_BUFFERS = 16
 
 
 class Workspace:
@@ -50,6 +57,7 @@ class Workspace:
         self._keys_of_file: Dict[Hashable, "OrderedDict[Hashable, None]"] = {}
         self.checks_run = 0  # checks that ran the rules (not served from memory)
         self._standalone: Counter = Counter()  # modules with no first-party edge, modelled on their own
+        self._buffers: "OrderedDict[Tuple[str, str], Buffer]" = OrderedDict()
 
     @property
     def root(self) -> Path:
@@ -99,9 +107,21 @@ class Workspace:
         if session is None:
             self._standalone[path] += 1
         diagnostics = engine.check_text(text, filename, settings, codes, apply_noqa=apply_noqa, tree=tree,
-                                 path=path, session=session)
+                                        path=path, session=session, buffer=self._buffer(path, filename))
         self._remember(key, diagnostics)
         return diagnostics
+
+    def _buffer(self, path: Optional[Path], filename: str) -> Optional[Buffer]:
+        if path is None:
+            return None
+        key = (str(path), filename)
+        buffer = self._buffers.get(key)
+        if buffer is None:
+            buffer = self._buffers[key] = Buffer()
+        self._buffers.move_to_end(key)
+        while len(self._buffers) > MAX_BUFFERS:
+            self._buffers.popitem(last=False)
+        return buffer
 
     def _remember(self, key: Hashable, diagnostics: List[Diagnostic]) -> None:
         self._results[key] = list(diagnostics)

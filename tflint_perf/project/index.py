@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import re
+from bisect import insort
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -175,6 +176,10 @@ class Project:
         self._files: Optional[List[Path]] = None
         self._scans: Dict[Path, List[ImportRef]] = {}
         self._importers: Optional[Dict[Path, List[Path]]] = None
+        # The importer map is kept across an edit: the edited file leaves the lists of what it imported
+        # and goes back, in file order, under what it imports now when next asked (``importers_of``).
+        self._file_order: Dict[Path, int] = {}
+        self._stale_importers: Set[Path] = set()
         self._pipeline_text: Dict[Path, bool] = {}
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
         self._reachable: Dict[Path, FrozenSet[Path]] = {}
@@ -218,16 +223,32 @@ class Project:
         """Drop what is known of one file (its imports, its text's traits); the edges around it are
         recomputed on the next question. A file created or deleted also changes the file list."""
         self._scans.pop(path, None)
-        self._dependencies.pop(path, None)
+        known = self._dependencies.pop(path, None)
         self._pipeline_text.pop(path, None)
         self._stamps.pop(path, None)
         _DIGESTS.pop(path, None)
-        self._importers = None
         self._reachable.clear()
         exists = path in self._overlays or path.exists()
         if self._files is not None and exists != (path in self._files):
             self._files = None  # a file created or deleted: list the project and resolve imports again
             _module_file.cache_clear()
+            self._importers = None
+        elif self._importers is not None and path in self._file_order:
+            if known is not None:
+                self._leave_importer_lists(path, known[1])
+            elif path not in self._stale_importers:
+                self._importers = None  # its edges were never read: build the map again
+
+    def _leave_importer_lists(self, path: Path, imported: List[Path]) -> None:
+        importers = self._importers
+        assert importers is not None
+        for target in imported:
+            found = importers.get(target)
+            if found is not None and path in found:
+                found.remove(path)
+                if not found:
+                    del importers[target]
+        self._stale_importers.add(path)
 
     def affected_by(self, path: Path) -> Set[Path]:
         """The modules whose findings may depend on ``path``'s content (``dependents``)."""
@@ -301,7 +322,15 @@ class Project:
     def importers_of(self, path: Path) -> List[Path]:
         """The project files that import ``path`` directly."""
         if self._importers is None:
-            self._importers = importer_map(self.files(), self.dependencies)
+            files = self.files()
+            self._importers = importer_map(files, self.dependencies)
+            self._file_order = {file: index for index, file in enumerate(files)}
+            self._stale_importers.clear()
+        elif self._stale_importers:
+            for file in self._stale_importers:
+                for target in self.dependencies(file):
+                    insort(self._importers.setdefault(target, []), file, key=self._file_order.__getitem__)
+            self._stale_importers.clear()
         return self._importers.get(_resolved(path), [])
 
     def mentions_pipelines(self, path: Path) -> bool:

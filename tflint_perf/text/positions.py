@@ -117,28 +117,67 @@ class Positions(Mapping[cst.CSTNode, CodeRange]):
         return len(self._ranges)
 
 
-def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode], tree: Optional[ast.Module] = None) -> Offsets:
+# Per statement of a buffer's latest tree: id(statement) -> (the statement, its code, its nodes' offsets from
+# its own start). An unchanged statement is the same object after an incremental re-parse (text/incremental.py),
+# so its offsets are found again by adding where it now starts.
+StatementRanges = Dict[int, Tuple[cst.CSTNode, str, Offsets]]
+
+
+def locate(module: cst.Module, text: str, nodes: Collection[cst.CSTNode], tree: Optional[ast.Module] = None,
+           starts: Optional[Sequence[int]] = None, known: Optional[StatementRanges] = None) -> Offsets:
     """``id(node) -> (start, end)`` offsets into ``text`` (the module's source) for at least ``nodes``.
 
-    ``tree`` is ``text``'s ``ast`` when the caller has it (flake8 does); else it is parsed here.
+    ``tree`` is ``text``'s ``ast`` when the caller has it (flake8 does); else it is parsed here, unless
+    ``starts`` (each top-level statement's start, from an incremental parse) are given. ``known``, kept by
+    the caller between the checks of one buffer, remembers the statements generated so far; it is
+    pruned to the statements of ``module``.
     """
-    index = LineIndex(text)
-    starts = _statement_starts(module, text, index, tree)
-    owners = owning_statements(module.body, {id(node) for node in nodes}) if starts is not None else None
-    if starts is None or owners is None:
+    if starts is None:
+        starts = _statement_starts(module, text, LineIndex(text), tree)
+    if starts is None or len(starts) != len(module.body):
         return _whole_module(module)
+    wanted = {id(node) for node in nodes}
+    remembered = known if known is not None else {}
     ranges: Offsets = {}
-    last = len(module.body) - 1
+    body = module.body
+    for position, statement in enumerate(body):
+        entry = remembered.get(id(statement))
+        if entry is None or entry[0] is not statement or not wanted:
+            continue
+        here = wanted.intersection(entry[2])
+        if here and text.startswith(entry[1], starts[position]):
+            start = starts[position]
+            for key in here:
+                node_start, node_end = entry[2][key]
+                ranges[key] = (node_start + start, node_end + start)
+            wanted -= here
+    owners = owning_statements(body, wanted) if wanted else {}
+    if owners is None:
+        return _whole_module(module)
+    last = len(body) - 1
     for position in sorted(set(owners.values())):
-        state = _OffsetCodegenState(module, starts[position])
-        module.body[position]._codegen(state)
+        statement = body[position]
+        state = _OffsetCodegenState(module, 0)
+        statement._codegen(state)
         code = "".join(state.tokens)
         if position == last and not module.has_trailing_newline and code.endswith(module.default_newline):
             code = code[: -len(module.default_newline)]  # the module's codegen pops it, as here
         if not text.startswith(code, starts[position]):
             return _whole_module(module)
-        ranges.update(state.ranges)
+        start = starts[position]
+        ranges.update((key, (node_start + start, node_end + start)) for key, (node_start, node_end) in state.ranges.items())
+        remembered[id(statement)] = (statement, code, state.ranges)
+    if known is not None:
+        present = {id(statement): statement for statement in body}
+        for key in [key for key, entry in known.items() if present.get(key) is not entry[0]]:
+            del known[key]
     return ranges
+
+
+def statement_starts(module: cst.Module, text: str, tree: Optional[ast.Module] = None) -> Optional[List[int]]:
+    """Where each of ``module``'s top-level statements starts in ``text`` (its source), its leading blank
+    and comment lines included; None when that cannot be told from Python's ``ast`` of the text."""
+    return _statement_starts(module, text, LineIndex(text), tree)
 
 
 def _whole_module(module: cst.Module) -> Offsets:

@@ -38,6 +38,8 @@ from tflint_perf.analysis.pipelines.predicates import StatePredicates
 from tflint_perf.analysis.pipelines.reads import IteratorReads
 from tflint_perf.analysis.pipelines.sources import SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
+from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.text.walk import walk
 
 
 class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineIntent, StatePredicates):
@@ -57,6 +59,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         }
         self._call_sites = {site.node: site for site in model.calls}
         self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
+        self._loop_purposes: Dict[cst.CSTNode, Purpose] = {}
         self._peeked: set = set()  # calls that are the argument of `next(...)`
         for site in model.calls:
             for loop in site.loops:
@@ -119,12 +122,10 @@ def _printed_iterators(model: ModuleModel) -> List[cst.Call]:
         if node.func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
             nexts.setdefault((site.function, node.args[0].value.value), []).append(node)
         elif node.func.value == "print":
-            stack: List[cst.CSTNode] = list(node.args)
-            while stack:
-                current = stack.pop()
-                if isinstance(current, cst.Call):
-                    printed.add(current)
-                stack.extend(current.children)
+            calls = _Calls()
+            for arg in node.args:
+                walk(arg, calls)  # not `node.children`, which rebuilds every node it lists
+            printed.update(calls.found)
     found: List[cst.Call] = []
     for site in model.calls:
         node, statement = site.node, site.statement
@@ -138,3 +139,14 @@ def _printed_iterators(model: ModuleModel) -> List[cst.Call]:
         if uses and all(use in printed for use in uses):
             found.append(node)
     return found
+
+
+class _Calls(cst.CSTVisitor):
+    """Every call in a tree."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)

@@ -15,7 +15,8 @@ a pipeline is built for (``built_for``: the names of the function, class and var
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+import operator
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -25,6 +26,7 @@ from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.syntax import block_statements
 from tflint_perf.analysis.pipelines.values import Consumption, Pipeline, State, TupleValue, Value, join
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
+from tflint_perf.text.walk import walk
 
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
@@ -192,6 +194,9 @@ class ConsumptionQueries:
     consumptions: List[Consumption]
     _call_sites: Dict[cst.Call, CallSite]
     _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
+    # consumptions_of's index: the consumptions it was built from, and id(op call) -> those holding it.
+    _loop_purposes: Dict[cst.CSTNode, Purpose]
+    _consumers_by_op: Optional[Tuple[List[Consumption], Dict[int, List[Consumption]]]] = None
 
     scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
     every_epoch: Callable[[Consumption], bool]  # PipelineIntent's
@@ -210,7 +215,19 @@ class ConsumptionQueries:
 
     def consumptions_of(self, call: cst.Call) -> List[Consumption]:
         """The consumptions of pipelines that include the op ``call``."""
-        return [c for c in self.consumptions if any(any(op.call is call for op in s.ops) for s in c.states)]
+        # Asked for many ops of a module (every rule about an op): indexed once per list of consumptions
+        # rather than scanning every state's ops per question. The list is rebuilt by the property, so the
+        # index is kept while it holds the same consumptions (by identity).
+        consumptions = self.consumptions
+        indexed = self._consumers_by_op
+        if indexed is None or len(indexed[0]) != len(consumptions) or not all(map(operator.is_, indexed[0], consumptions)):
+            by_op: Dict[int, List[Consumption]] = {}
+            for consumption in consumptions:
+                calls = {id(op.call): None for state in consumption.states for op in state.ops}
+                for key in calls:
+                    by_op.setdefault(key, []).append(consumption)
+            indexed = self._consumers_by_op = (consumptions, by_op)
+        return list(indexed[1].get(id(call), ()))
 
     def iterated_once(self, consumption: Consumption) -> bool:
         """True when the consumer provably makes a single pass (``fit`` with one epoch,
@@ -238,6 +255,13 @@ class ConsumptionQueries:
 
     def loop_purpose(self, loop: cst.CSTNode) -> Purpose:
         """What a loop over a pipeline is for, from what its body calls and passes on."""
+        # Asked again in each round of the fixpoint (and by the intent queries): read the body once.
+        known = self._loop_purposes.get(loop)
+        if known is None:
+            known = self._loop_purposes[loop] = self._read_loop_purpose(loop)
+        return known
+
+    def _read_loop_purpose(self, loop: cst.CSTNode) -> Purpose:
         names: List[str] = []
         for call in self._loop_calls.get(loop, []):
             names.append(self.model.call_name(call) or dotted_text(call.func) or "")
@@ -279,17 +303,22 @@ def _assigned_names(site) -> List[str]:
 
 
 def _with_item_names(loop: cst.CSTNode) -> List[str]:
-    """`with tf.GradientTape() as tape:` inside a loop body: its context managers' names."""
-    names: List[str] = []
-    stack = [loop]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.With):
-            for item in node.items:
-                if isinstance(item.item, cst.Call):
-                    names.append(dotted_text(item.item.func) or "")
-        stack.extend(node.children)
-    return names
+    """`with tf.GradientTape() as tape:` inside a loop body: its context managers' names (in no
+    particular order: ``purpose_of_names`` reads them as a set)."""
+    found = _WithItemNames()
+    walk(loop, found)  # not `node.children`, which rebuilds every node it lists
+    return found.names
+
+
+class _WithItemNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: List[str] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if isinstance(item.item, cst.Call):
+                self.names.append(dotted_text(item.item.func) or "")
 
 
 def ends_with_literal_take(state: State) -> bool:
