@@ -20,10 +20,21 @@ from typing import Any, Callable, Dict, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
-from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.syntax import block_statements
-from tflint_perf.analysis.pipelines.values import Consumption, Pipeline, State, TupleValue, Value, join
+from tflint_perf.analysis.pipelines.summaries import substitute
+from tflint_perf.analysis.pipelines.values import (
+    Consumption,
+    Env,
+    FunctionRef,
+    Pipeline,
+    State,
+    Summary,
+    TupleValue,
+    Value,
+    join,
+)
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
 
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
@@ -40,6 +51,11 @@ ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
 _MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
+# `estimator.train(input_fn=f)`: Estimator calls `f` and reads the pipeline it returns once per training
+# step. (`evaluate`/`predict` read theirs for evaluation and inference: not recorded, as a framework's.)
+ESTIMATOR_TRAIN_METHODS = frozenset({"train"})
+# `tf.estimator.TrainSpec(input_fn=f)` is handed to `train_and_evaluate`, which trains on `f`'s pipeline.
+TRAIN_SPEC_APIS = frozenset({"tf.estimator.TrainSpec", "tf.compat.v1.estimator.TrainSpec"})
 # Calls that only look at data: a loop made of these is inspection, not training.
 _INSPECTION_CALLS = frozenset(
     {
@@ -62,6 +78,9 @@ class ConsumerRecognition:
     analysis: Any  # the PipelineAnalysis
     consumptions: List[Consumption]
     param_consumptions: List[Consumption]
+    env: Env
+    function: Optional[FunctionInfo]
+    summaries_read: Dict[FunctionInfo, Optional[Summary]]
 
     eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
 
@@ -89,7 +108,42 @@ class ConsumerRecognition:
         if method in DISTRIBUTE_METHODS and args:
             self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
             return True
+        if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()"):
+            return True
         return False
+
+    def _consume_input_fn(self, call: cst.Call, description: str) -> bool:
+        """``estimator.train(input_fn=train_input_fn)``, ``TrainSpec(input_fn=...)``: the pipeline the
+        input function returns (a def, a factory's returned closure, a lambda) is read per training step.
+        A positional argument counts only when it is a function that returns a pipeline."""
+        arg = argument(call, "input_fn", 0)
+        if arg is None:
+            return False
+        returned = self._input_fn_returns(arg.value)
+        if returned is None or (arg.keyword is None and not _holds_pipeline(returned)):
+            return False
+        self.consume(call, "estimator", description, returned, Purpose.TRAINING)
+        return True
+
+    def _input_fn_returns(self, node: cst.BaseExpression) -> Value:
+        """What calling the input function ``node`` denotes returns (its summary, parameters unbound)."""
+        if isinstance(node, cst.Lambda):
+            saved = self.env
+            self.env = {**saved, **{name: None for name in lambda_parameter_names(node)}}
+            try:
+                return self.eval(node.body)
+            finally:
+                self.env = saved
+        value = self.eval(node)
+        function = value.function if isinstance(value, FunctionRef) else None
+        if function is None and self.model.session is not None:
+            resolved = self.model.effects.resolve_callable(node, self.function)
+            function = resolved if isinstance(resolved, FunctionInfo) else None
+        if function is None:
+            return None
+        summary = self.analysis.summary_for(function)
+        self.summaries_read[function] = summary  # a dependency, as for a call of it
+        return substitute(summary.returns, function, {}) if summary is not None else None
 
     def _consumed_by_builtin_call(self, call: cst.Call, name: str) -> bool:
         """``iter(ds)`` (a peek when ``next`` takes it), ``list(ds)``."""
@@ -108,6 +162,8 @@ class ConsumerRecognition:
         """``tf.data.experimental.save(ds, path)``, ``tfds.as_numpy(ds)``, ``tf.data.make_one_shot_iterator(ds)``."""
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
+            return True
+        if api in TRAIN_SPEC_APIS and self._consume_input_fn(call, api.rsplit(".", 1)[-1] + "()"):
             return True
         if api in ITERATOR_FUNCTIONS and args:
             self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0],
@@ -290,6 +346,12 @@ def _with_item_names(loop: cst.CSTNode) -> List[str]:
                     names.append(dotted_text(item.item.func) or "")
         stack.extend(node.children)
     return names
+
+
+def _holds_pipeline(value: Value) -> bool:
+    if isinstance(value, TupleValue):
+        return any(_holds_pipeline(item) for item in value.items)
+    return isinstance(value, Pipeline)
 
 
 def ends_with_literal_take(state: State) -> bool:
