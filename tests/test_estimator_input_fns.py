@@ -154,3 +154,25 @@ def test_an_input_fn_factory_in_another_module_is_followed_through_the_project(t
     assert result.returncode == 1, result.stderr
     found = [(Path(d["filename"]).as_posix(), d["location"]["row"]) for d in json.loads(result.stdout)]
     assert found == [("inputs.py", 12)]
+
+
+IRIS_TPU_ESTIMATOR = """
+    import tensorflow as tf
+
+    def train_input_fn(features, labels, batch_size):
+        dataset = tf.data.Dataset.from_tensor_slices((dict(features), labels))
+        dataset = dataset.shuffle(1000).repeat()
+        dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        return dataset
+
+    classifier.train(input_fn=lambda params: train_input_fn(train_x, train_y, params["batch_size"]), max_steps=500)
+"""
+
+
+def test_in_memory_arrays_batched_through_apply_do_no_work_to_overlap():
+    """tensorflow/tpu's iris colab: pandas columns sliced, shuffled and batched with the TF1 spelling
+    `apply(batch_and_drop_remainder(n))`; a parsing map in their place is work."""
+    source = textwrap.dedent(IRIS_TPU_ESTIMATOR)
+    assert rows(source) == []
+    parsed = source.replace("dataset.shuffle(1000)", "dataset.map(parse_csv).shuffle(1000)")
+    assert rows(parsed) == [(7, "TFP101")]
