@@ -108,25 +108,27 @@ class ConsumerRecognition:
         if method in DISTRIBUTE_METHODS and args:
             self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
             return True
-        if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()"):
+        if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()", args):
             return True
         return False
 
-    def _consume_input_fn(self, call: cst.Call, description: str) -> bool:
+    def _consume_input_fn(self, call: cst.Call, description: str, args: List[Value]) -> bool:
         """``estimator.train(input_fn=train_input_fn)``, ``TrainSpec(input_fn=...)``: the pipeline the
         input function returns (a def, a factory's returned closure, a lambda) is read per training step.
-        A positional argument counts only when it is a function that returns a pipeline."""
+        A positional argument counts only when it is a function that returns a pipeline. ``args``: the
+        call's arguments as already evaluated."""
         arg = argument(call, "input_fn", 0)
         if arg is None:
             return False
-        returned = self._input_fn_returns(arg.value)
+        returned = self._input_fn_returns(arg.value, args[list(call.args).index(arg)])
         if returned is None or (arg.keyword is None and not _holds_pipeline(returned)):
             return False
         self.consume(call, "estimator", description, returned, Purpose.TRAINING)
         return True
 
-    def _input_fn_returns(self, node: cst.BaseExpression) -> Value:
-        """What calling the input function ``node`` denotes returns (its summary, parameters unbound)."""
+    def _input_fn_returns(self, node: cst.BaseExpression, value: Value) -> Value:
+        """What calling the input function ``node`` (evaluated to ``value``) returns: its summary's
+        result, parameters unbound; a lambda's body."""
         if isinstance(node, cst.Lambda):
             saved = self.env
             self.env = {**saved, **{name: None for name in lambda_parameter_names(node)}}
@@ -134,7 +136,6 @@ class ConsumerRecognition:
                 return self.eval(node.body)
             finally:
                 self.env = saved
-        value = self.eval(node)
         function = value.function if isinstance(value, FunctionRef) else None
         if function is None and self.model.session is not None:
             resolved = self.model.effects.resolve_callable(node, self.function)
@@ -163,7 +164,7 @@ class ConsumerRecognition:
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return True
-        if api in TRAIN_SPEC_APIS and self._consume_input_fn(call, api.rsplit(".", 1)[-1] + "()"):
+        if api in TRAIN_SPEC_APIS and self._consume_input_fn(call, api.rsplit(".", 1)[-1] + "()", args):
             return True
         if api in ITERATOR_FUNCTIONS and args:
             self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0],
