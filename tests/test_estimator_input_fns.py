@@ -176,34 +176,3 @@ def test_in_memory_arrays_batched_through_apply_do_no_work_to_overlap():
     assert rows(source) == []
     parsed = source.replace("dataset.shuffle(1000)", "dataset.map(parse_csv).shuffle(1000)")
     assert rows(parsed) == [(7, "TFP101")]
-
-
-DISTRIBUTED_RANGE = """
-    import tensorflow as tf
-
-    global_batch_size = 4
-    strategy = tf.distribute.MirroredStrategy()
-    dataset = tf.data.Dataset.range(9).batch(global_batch_size)
-    distributed_iterator = iter(strategy.experimental_distribute_dataset(dataset))
-
-    @tf.function
-    def train_fn(distributed_iterator):
-        for _ in tf.range(steps_per_loop):
-            optional_data = distributed_iterator.get_next_as_optional()
-            if not optional_data.has_value():
-                break
-            per_replica_results = strategy.run(lambda x: x, args=(optional_data.get_value(),))
-            tf.print(strategy.experimental_local_results(per_replica_results))
-    train_fn(distributed_iterator)
-"""
-
-
-def test_range_ints_distributed_to_show_the_api_are_not_reported_but_fitted_they_are():
-    """tensorflow/docs tutorials/distribute/input.ipynb: `Dataset.range` regrouped and distributed has
-    neither per-element work nor a visible training step; a map makes work, `fit` a training step."""
-    source = textwrap.dedent(DISTRIBUTED_RANGE)
-    assert rows(source) == []
-    assert rows(source.replace(".batch(global_batch_size)", ".map(load_image).batch(global_batch_size)")) == [(6, "TFP101")]
-    fitted = source.replace("distributed_iterator = iter(strategy.experimental_distribute_dataset(dataset))",
-                            "model.fit(dataset, epochs=3)")
-    assert rows(fitted) == [(6, "TFP101")]

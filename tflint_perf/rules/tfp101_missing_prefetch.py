@@ -42,12 +42,9 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
-(`shuffle`, `batch`, `repeat`, `cache`, also `apply(batch_and_drop_remainder(n))`), or whose
-`from_generator` generator only yields NumPy random draws or constant arrays, does no work a
-prefetch could overlap with the step: no finding either. Nor does a `Dataset.range` pipeline that
-only regroups its ints (`range(9).batch(4)`) handed to `experimental_distribute_dataset`, which says
-nothing of a training step (tensorflow/docs' distributed-input guide demonstrates the API so); given
-to `fit` or a loop that trains, it is reported. Test files are skipped.
+(`shuffle`, `batch`, `repeat`, `cache`), or whose `from_generator` generator only yields NumPy
+random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
+either. Test files are skipped.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -148,12 +145,6 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
             "model.fit(tf.data.Dataset.zip((noise, images)), epochs=5)\n"
         ),
-        # tensorflow/docs distribute/input: range ints distributed to show the API.
-        Valid(
-            "import tensorflow as tf\nds = tf.data.Dataset.range(24).enumerate().batch(6)\n"
-            "dist = strategy.experimental_distribute_dataset(ds)\nfor index, inputs in dist:\n"
-            "    outputs = strategy.run(predict, args=(index, inputs))\n"
-        ),
         # tensorflow/docs distribute/input: a generator of random vectors, nothing to overlap.
         Valid(
             "import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    while True:\n        yield np.random.rand(4)\n"
@@ -243,8 +234,6 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                 continue
             if not any(pipelines.does_work(state) for state in states):
                 continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
-            if consumption.kind == "distribute" and all(pipelines.counts_only(state) for state in states):
-                continue  # `range(9).batch(4)` distributed to show the API: neither work nor a visible training step
             every_epoch = pipelines.every_epoch(consumption)
             if not every_epoch and all(
                 pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states

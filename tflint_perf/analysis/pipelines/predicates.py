@@ -82,14 +82,6 @@ class StatePredicates:
             return True
         return any(not self._regroups(op) for op in state.ops)
 
-    def counts_only(self, state: State) -> bool:
-        """The state regroups `Dataset.range` ints and does nothing to them (`range(9).batch(4)`,
-        `range(24).enumerate().batch(6)`): an API demonstration's elements, unless its consumer trains."""
-        source = state.source
-        return (source.kind == "call" and isinstance(source.node, cst.Call)
-                and self.model.call_name(source.node) == "tf.data.Dataset.range"
-                and all(self._regroups(op) for op in state.ops))
-
     def _regroups(self, op: Op) -> bool:
         """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
         if op.name in REGROUPING_OPS:
