@@ -42,7 +42,8 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
-(`shuffle`, `batch`, `repeat`, `cache`), or whose `from_generator` generator only yields NumPy
+(`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), or whose
+`from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Test files are skipped.
 
