@@ -217,11 +217,12 @@ NEGATIVES = {
         def make_dataset(files):
             return tf.data.TFRecordDataset(files).batch(32)
     """,
-    "estimator input_fn": """
+    # Given to `train`, the input_fn's pipeline is read per step (tests/test_estimator_input_fns.py).
+    "estimator input_fn only evaluated": """
         import tensorflow as tf
         def input_fn():
             return tf.data.TFRecordDataset(files).batch(32)
-        estimator.train(input_fn=input_fn, steps=100)
+        estimator.evaluate(input_fn=input_fn, steps=100)
     """,
     "distribute from function": """
         import tensorflow as tf

@@ -28,6 +28,19 @@ def autotune(model: ModuleModel, settings, site: cst.Call) -> Optional[Tuple[str
     return tensorflow_api(model, "data.experimental.AUTOTUNE" if old else "data.AUTOTUNE", site)
 
 
+# Before TensorFlow 1.13 no `AUTOTUNE` spelling is certain to exist (`tf.data.experimental` arrived in
+# 1.12/1.13, `tf.contrib.data.AUTOTUNE` in some 1.x); a buffer of one element exists since 1.4.
+_FIRST_WITH_EXPERIMENTAL_AUTOTUNE = (1, 13)
+
+
+def prefetch_buffer(model: ModuleModel, settings, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """What to give ``prefetch`` at ``site``: AUTOTUNE as this module spells it, or a literal buffer
+    of one element on a target TensorFlow older than 1.13 (BERT pins 1.11)."""
+    if settings.target_version is not None and settings.target_version < _FIRST_WITH_EXPERIMENTAL_AUTOTUNE:
+        return "1", ()
+    return autotune(model, settings, site)
+
+
 def tensorflow_api(model: ModuleModel, path: str, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:
     """How this module spells ``tf.<path>`` (e.g. ``where``) at ``site``, and any import it needs.
 

@@ -10,7 +10,7 @@ from tflint_perf.analysis.files import is_test_file, path_purpose
 from tflint_perf.analysis.pipelines.values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
-from tflint_perf.fixes.building import append_op, autotune
+from tflint_perf.fixes.building import append_op, prefetch_buffer
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 
@@ -26,7 +26,8 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`) whose last
+loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`, the `input_fn` given to
+`Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
@@ -41,7 +42,8 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
-(`shuffle`, `batch`, `repeat`, `cache`), or whose `from_generator` generator only yields NumPy
+(`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), or whose
+`from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Test files are skipped.
 
@@ -60,8 +62,8 @@ printed `next()` calls), a demonstration that reads its pipeline a handful of ti
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
 are as few) and pipelines that
-only a framework consumes (an Estimator `input_fn`, `distribute_datasets_from_function`) are not
-reported.
+only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
+given only to `evaluate` or `predict`) are not reported.
 """
     why_bad = """
 Without `prefetch`, the input pipeline and the training step run one after the other: while the
@@ -97,7 +99,8 @@ model.fit(ds, epochs=10)
 """
     fix_safety = """
 The fix appends `.prefetch(tf.data.AUTOTUNE)` (spelled with the module's own TensorFlow alias,
-or `tf.data.experimental.AUTOTUNE` under `tf.compat.v1` and for `target-version` below 2.4) and
+or `tf.data.experimental.AUTOTUNE` under `tf.compat.v1` and for `target-version` below 2.4; for a
+`target-version` below 1.13, where no `AUTOTUNE` spelling is certain to exist, a buffer of `1`) and
 is safe: the pipeline yields the same elements in the same order. It costs one buffer of
 elements in memory and a background thread; side effects inside `py_function` map functions run
 earlier than before, and prefetched elements are part of iterator checkpoints. When the module
@@ -116,7 +119,9 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfor x in ds.take(3):\n    print(x)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfirst = next(iter(ds))\n"),
-        Valid("import tensorflow as tf\ndef input_fn():\n    return tf.data.Dataset.range(10).batch(2)\nestimator.train(input_fn=input_fn)\n"),
+        # An input_fn only evaluated: Estimator's evaluation, not a training step.
+        Valid("import tensorflow as tf\ndef input_fn():\n    return tf.data.TFRecordDataset(f).map(parse, 4).batch(2)\n"
+              "estimator.evaluate(input_fn=input_fn)\n"),
         Valid("import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(str)\nmodel.fit(s)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).prefetch(2).repeat()\nmodel.fit(ds)\n"),
         # Validation for one epoch (fit's default): the pipeline is read once.
@@ -198,6 +203,17 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8).prefetch(tf.data.AUTOTUNE)\n"
             "model.fit(train, validation_data=val, epochs=10)\n",
         ),
+        # google-research/bert run_classifier.py: a factory's closure given to `Estimator.train`.
+        Invalid(
+            "import tensorflow as tf\ndef input_fn_builder(files, is_training):\n    def input_fn(params):\n"
+            "        d = tf.data.TFRecordDataset(files)\n        if is_training:\n            d = d.repeat()\n"
+            "        return d.map(parse, 4).batch(params['batch_size'])\n    return input_fn\n"
+            "estimator.train(input_fn=input_fn_builder(files, True), max_steps=1000)\n",
+            fixed="import tensorflow as tf\ndef input_fn_builder(files, is_training):\n    def input_fn(params):\n"
+            "        d = tf.data.TFRecordDataset(files)\n        if is_training:\n            d = d.repeat()\n"
+            "        return d.map(parse, 4).batch(params['batch_size']).prefetch(tf.data.AUTOTUNE)\n    return input_fn\n"
+            "estimator.train(input_fn=input_fn_builder(files, True), max_steps=1000)\n",
+        ),
         Invalid(
             "from tensorflow.data import Dataset\nmodel.fit(Dataset.range(10).batch(2))\n",
             fixed="from tensorflow.data import Dataset\nimport tensorflow as tf\nmodel.fit(Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE))\n",
@@ -252,7 +268,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     def _fix(self, context: RuleContext, last: cst.Call, endings: int):
         if endings != 1:
             return None  # different branches end in different ops: no single place to append
-        spelling = autotune(context.model, context.settings, last)
+        spelling = prefetch_buffer(context.model, context.settings, last)
         if spelling is None:
             return None
         value, imports = spelling

@@ -36,7 +36,7 @@ from tflint_perf.analysis.pipelines.fixpoint import Fixpoint
 from tflint_perf.analysis.pipelines.intent import PipelineIntent
 from tflint_perf.analysis.pipelines.predicates import StatePredicates
 from tflint_perf.analysis.pipelines.reads import IteratorReads
-from tflint_perf.analysis.pipelines.sources import SOURCES
+from tflint_perf.analysis.pipelines.sources import SOURCES, is_tfds_as_dataset
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.walk import walk
@@ -106,6 +106,9 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             name = self.model.call_name(site.node)
             if name is not None and (name in SOURCES or name.startswith("tfds.")):
                 return True
+            if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "as_dataset" \
+                    and is_tfds_as_dataset(site.node):
+                return True  # a tfds builder passed in: `builder.as_dataset(split=..., as_supervised=True)`
         return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
 
 

@@ -21,10 +21,21 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
-from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.syntax import block_statements
-from tflint_perf.analysis.pipelines.values import Consumption, Pipeline, State, TupleValue, Value, join
+from tflint_perf.analysis.pipelines.summaries import substitute
+from tflint_perf.analysis.pipelines.values import (
+    Consumption,
+    Env,
+    FunctionRef,
+    Pipeline,
+    State,
+    Summary,
+    TupleValue,
+    Value,
+    join,
+)
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
 from tflint_perf.text.walk import walk
 
@@ -42,6 +53,11 @@ ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
 _MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
+# `estimator.train(input_fn=f)`: Estimator calls `f` and reads the pipeline it returns once per training
+# step. (`evaluate`/`predict` read theirs for evaluation and inference: not recorded, as a framework's.)
+ESTIMATOR_TRAIN_METHODS = frozenset({"train"})
+# `tf.estimator.TrainSpec(input_fn=f)` is handed to `train_and_evaluate`, which trains on `f`'s pipeline.
+TRAIN_SPEC_APIS = frozenset({"tf.estimator.TrainSpec", "tf.compat.v1.estimator.TrainSpec"})
 # Calls that only look at data: a loop made of these is inspection, not training.
 _INSPECTION_CALLS = frozenset(
     {
@@ -64,6 +80,9 @@ class ConsumerRecognition:
     analysis: Any  # the PipelineAnalysis
     consumptions: List[Consumption]
     param_consumptions: List[Consumption]
+    env: Env
+    function: Optional[FunctionInfo]
+    summaries_read: Dict[FunctionInfo, Optional[Summary]]
 
     eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
 
@@ -91,7 +110,43 @@ class ConsumerRecognition:
         if method in DISTRIBUTE_METHODS and args:
             self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
             return True
+        if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()", args):
+            return True
         return False
+
+    def _consume_input_fn(self, call: cst.Call, description: str, args: List[Value]) -> bool:
+        """``estimator.train(input_fn=train_input_fn)``, ``TrainSpec(input_fn=...)``: the pipeline the
+        input function returns (a def, a factory's returned closure, a lambda) is read per training step.
+        A positional argument counts only when it is a function that returns a pipeline. ``args``: the
+        call's arguments as already evaluated."""
+        arg = argument(call, "input_fn", 0)
+        if arg is None:
+            return False
+        returned = self._input_fn_returns(arg.value, args[list(call.args).index(arg)])
+        if returned is None or (arg.keyword is None and not _holds_pipeline(returned)):
+            return False
+        self.consume(call, "estimator", description, returned, Purpose.TRAINING)
+        return True
+
+    def _input_fn_returns(self, node: cst.BaseExpression, value: Value) -> Value:
+        """What calling the input function ``node`` (evaluated to ``value``) returns: its summary's
+        result, parameters unbound; a lambda's body."""
+        if isinstance(node, cst.Lambda):
+            saved = self.env
+            self.env = {**saved, **{name: None for name in lambda_parameter_names(node)}}
+            try:
+                return self.eval(node.body)
+            finally:
+                self.env = saved
+        function = value.function if isinstance(value, FunctionRef) else None
+        if function is None and self.model.session is not None:
+            resolved = self.model.effects.resolve_callable(node, self.function)
+            function = resolved if isinstance(resolved, FunctionInfo) else None
+        if function is None:
+            return None
+        summary = self.analysis.summary_for(function)
+        self.summaries_read[function] = summary  # a dependency, as for a call of it
+        return substitute(summary.returns, function, {}) if summary is not None else None
 
     def _consumed_by_builtin_call(self, call: cst.Call, name: str) -> bool:
         """``iter(ds)`` (a peek when ``next`` takes it), ``list(ds)``."""
@@ -110,6 +165,8 @@ class ConsumerRecognition:
         """``tf.data.experimental.save(ds, path)``, ``tfds.as_numpy(ds)``, ``tf.data.make_one_shot_iterator(ds)``."""
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
+            return True
+        if api in TRAIN_SPEC_APIS and self._consume_input_fn(call, api.rsplit(".", 1)[-1] + "()", args):
             return True
         if api in ITERATOR_FUNCTIONS and args:
             self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0],
@@ -319,6 +376,12 @@ class _WithItemNames(cst.CSTVisitor):
         for item in node.items:
             if isinstance(item.item, cst.Call):
                 self.names.append(dotted_text(item.item.func) or "")
+
+
+def _holds_pipeline(value: Value) -> bool:
+    if isinstance(value, TupleValue):
+        return any(_holds_pipeline(item) for item in value.items)
+    return isinstance(value, Pipeline)
 
 
 def ends_with_literal_take(state: State) -> bool:

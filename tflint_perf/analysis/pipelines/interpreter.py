@@ -20,7 +20,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, lambda_parameter_names
 from tflint_perf.analysis.pipelines.consumption import ConsumerRecognition
-from tflint_perf.analysis.pipelines.sources import DATASET_METHODS, SourceRecognition, split_value
+from tflint_perf.analysis.pipelines.sources import DATASET_METHODS, SourceRecognition, is_tfds_as_dataset, split_value
 from tflint_perf.analysis.pipelines.summaries import SummaryApplication
 from tflint_perf.analysis.pipelines.syntax import (
     FirstInstanceOf,
@@ -337,7 +337,8 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
             if self._consumed_by_method_call(call, method, receiver, args):
                 return None
-            if isinstance(receiver, TfdsBuilder) and method == "as_dataset":
+            if method == "as_dataset" and (isinstance(receiver, TfdsBuilder) or (
+                    not _holds_real_pipeline(receiver) and is_tfds_as_dataset(call))):
                 return split_value(call)
             if isinstance(receiver, Collection) and method == "get":
                 return Pipeline(receiver.states)
@@ -397,6 +398,10 @@ _CHILD_KINDS: "FirstInstanceOf[Optional[str]]" = FirstInstanceOf(
     None,
 )
 
+
+
+def _holds_real_pipeline(value: Value) -> bool:
+    return isinstance(value, Pipeline) and any(state.is_real for state in value.states)
 
 
 def _element_of(value: Value) -> Value:

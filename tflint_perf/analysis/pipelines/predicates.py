@@ -30,6 +30,10 @@ REGROUPING_OPS = frozenset(
     {"batch", "padded_batch", "shuffle", "repeat", "cache", "take", "skip", "enumerate", "unbatch", "rebatch",
      "with_options", "shard", "prefetch", "concatenate"}
 )
+# `ds.apply(f)` transformations (tf.contrib.data, tf.data.experimental) that only regroup elements.
+_REGROUPING_TRANSFORMATIONS = frozenset(
+    {"batch_and_drop_remainder", "padded_batch_and_drop_remainder", "shuffle_and_repeat", "unbatch"}
+)
 # TensorFlow ops that only change a tensor's shape or dtype: a map function calling nothing else does no
 # more work than one that picks its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`).
 LAYOUT_OPS = frozenset(
@@ -76,7 +80,17 @@ class StatePredicates:
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
         if name not in IN_MEMORY_SOURCES:
             return True
-        return any(op.name not in REGROUPING_OPS for op in state.ops)
+        return any(not self._regroups(op) for op in state.ops)
+
+    def _regroups(self, op: Op) -> bool:
+        """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
+        if op.name in REGROUPING_OPS:
+            return True
+        transformation = argument(op.call, "transformation_func", 0) if op.name == "apply" else None
+        if transformation is None or not isinstance(transformation.value, cst.Call):
+            return False
+        name = self.model.call_name(transformation.value) or ""
+        return name.rsplit(".", 1)[-1] in _REGROUPING_TRANSFORMATIONS and name.startswith(("tf.contrib.data.", "tf.data."))
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()

@@ -107,6 +107,17 @@ class SourceRecognition:
         )
 
 
+# Keywords only `tfds` `DatasetBuilder.as_dataset` takes along with `split=`.
+_TFDS_AS_DATASET_KEYWORDS = frozenset({"as_supervised", "shuffle_files", "read_config", "decoders"})
+
+
+def is_tfds_as_dataset(call: cst.Call) -> bool:
+    """``builder.as_dataset(split=..., shuffle_files=..., as_supervised=True)`` on a builder passed in
+    as a parameter (SimCLR's ``build_input_fn(builder, is_training)``): the signature says tfds."""
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    return "split" in keywords and bool(keywords & _TFDS_AS_DATASET_KEYWORDS)
+
+
 def split_value(call: cst.Call) -> Value:
     """What ``tfds.load`` / ``builder.as_dataset`` return, decided by ``split=`` and ``batch_size=``."""
     batch_size = keyword_value(call, "batch_size")

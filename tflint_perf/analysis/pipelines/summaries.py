@@ -50,10 +50,10 @@ class SummaryApplication:
         if summary is None:
             return None
         for consumption in summary.consumptions:
-            value = _substitute(Pipeline(consumption.states), function, bound)
+            value = substitute(Pipeline(consumption.states), function, bound)
             self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.purpose,
                          consumption.role)
-        result = _substitute(summary.returns, function, bound)
+        result = substitute(summary.returns, function, bound)
         self._note_states(result)
         return result
 
@@ -90,7 +90,7 @@ class SummaryApplication:
         return bound
 
 
-def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -> Value:
+def substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -> Value:
     """``value`` (a summary's, in terms of ``function``'s parameters) with the pipelines bound to those
     parameters at a call put in: each bound state extended by the ops the helper applies. A parameter
     bound to no pipeline drops its states (the helper's result is then not a pipeline from there)."""
@@ -107,8 +107,8 @@ def _substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) -
                 states.add(state)
         return Pipeline(frozenset(states)) if states else None
     if isinstance(value, TupleValue):
-        return TupleValue(tuple(_substitute(item, function, bound) for item in value.items))
+        return TupleValue(tuple(substitute(item, function, bound) for item in value.items))
     if isinstance(value, Collection):
-        substituted = _substitute(Pipeline(value.states), function, bound)
+        substituted = substitute(Pipeline(value.states), function, bound)
         return Collection(substituted.states) if isinstance(substituted, Pipeline) else None
     return value
