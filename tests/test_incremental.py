@@ -153,3 +153,40 @@ def test_a_buffer_checks_each_text_as_a_fresh_check_does() -> None:
         text = text[:cut] + f"\n\n\n_edit_{number} = {number}" + text[cut:]
         assert check_text(text, "f.py", settings, buffer=buffer) == check_text(text, "f.py", settings)
     assert buffer.last is not None and buffer.last.reused > 0
+
+
+EDGES = '''import tensorflow as tf
+
+
+def one(x):
+    return x + 1
+
+
+a = 1
+b = 2
+c = 3
+    # an indented comment before d: a block ending above it owns it
+d = 4
+e = 5
+f = 6
+'''
+
+
+@pytest.mark.parametrize("edit", [
+    lambda t: t.replace("c = 3\n", "def c():\n    return 3\n"),  # a new block takes the indented comment
+    lambda t: t.replace("    # an indented", "    \n    # an indented").replace("b = 2\n", "if b:\n    pass\n"),
+    lambda t: t.replace("c = 3\n", "@decorated\ndef c():\n    return 3\n"),
+    lambda t: t.replace("c = 3\n", "c = 3; cc = 4\n"),
+    lambda t: t.replace("c = 3\n", "try:\n    pass\nfinally:\n    pass\n"),
+    lambda t: t.replace("c = 3\n", "# a comment, then blank lines\n\n\nc = 3\n"),
+    lambda t: t.replace("e = 5\n", "e = 5\n\\\n"),
+    lambda t: t.replace("c = 3\n", 'c = "three" b"3"\n'),  # LibCST builds the node, then refuses it
+])
+def test_edits_at_a_chunk_edge_parse_as_the_full_parse(edit) -> None:
+    previous = ParsedText(EDGES, parse(EDGES))
+    new = edit(EDGES)
+    full = _full(new)
+    got = _reparsed(previous, new)
+    assert (got is None) == (full is None)
+    if got is not None:
+        assert got.module.deep_equals(full) and got.module.code == full.code

@@ -168,3 +168,13 @@ def test_rule_command_documents_the_error_codes():
     listed = {rule["code"]: rule for rule in json.loads(run_cli("rule", "--all", "--output-format", "json").stdout)}
     assert listed["TFP001"]["name"] == "io-error" and listed["TFP002"]["name"] == "syntax-error"
     assert run_cli("rule", "TFP002").stdout.startswith("# syntax-error (TFP002)")
+
+
+def test_code_libcst_builds_then_rejects_is_a_syntax_error(tmp_path):
+    # LibCST parses `"a" b"b"` and then refuses the node it built (CSTValidationError); Python rejects it
+    # too. It is the user's syntax error (TFP002 at Python's place), never an internal error of ours.
+    (tmp_path / "mixed.py").write_text('import tensorflow as tf\nx = "a" b"b"\n')
+    result = run_cli("check", "--no-cache", "mixed.py", cwd=tmp_path)
+    assert result.returncode == 1 and "internal error" not in result.stderr
+    assert result.stdout.startswith("mixed.py:2:")  # Python's place (its column differs between versions)
+    assert ": TFP002 SyntaxError: cannot mix bytes and nonbytes literals" in result.stdout.splitlines()[0]

@@ -53,6 +53,9 @@ def _parse(text: str) -> cst.Module:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise ParseError(*_describe_syntax_error(text, error)) from None
+    except cst.CSTValidationError as error:
+        # LibCST's check of a node it has just built (``"a" b"b"``); Python rejects such code too.
+        raise ParseError(*_python_place(text, str(error), 1, 1)) from None
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except (TypeError, ValueError) as error:  # LibCST raises these on some inputs it cannot handle
@@ -67,8 +70,12 @@ parse_in_thread = _parse
 def _describe_syntax_error(text: str, error: cst.ParserSyntaxError) -> Tuple[str, int, int]:
     """Python's own message and position where its parser rejects the text too: LibCST puts every
     tokenizer error at line 1, column 1, and lists expected tokens where Python says what is wrong."""
-    line, column = error.raw_line, error.raw_column + 1
     message = error.message.splitlines()[0] if error.message else "invalid syntax"
+    return _python_place(text, message, error.raw_line, error.raw_column + 1)
+
+
+def _python_place(text: str, message: str, line: int, column: int) -> Tuple[str, int, int]:
+    """Python's own message and position of the error in ``text``, else the ones given."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarnings about the user's code are not ours to print
         try:
