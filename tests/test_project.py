@@ -193,3 +193,24 @@ def test_a_package_imports_itself_by_name_from_below_the_project_root(tmp_path):
     project = Project(tmp_path)
     assert project.dependencies(evaluation.resolve()) == [(research / "object_detection" / "utils" / "label_map_util.py").resolve()]
     assert project.dependencies(script.resolve()) == []
+
+
+def test_a_package_made_mid_session_is_imported_by_its_name(tmp_path):
+    # An editor session: `vendor/pkg/` becomes a package when its __init__.py is created; the cached
+    # answer "no package named pkg above this file" must go with the file list.
+    from tflint_perf.project.index import Project, forget_index
+
+    (tmp_path / "vendor" / "pkg" / "sub").mkdir(parents=True)
+    helpers = tmp_path / "vendor" / "pkg" / "helpers.py"
+    helpers.write_text("y = 2\n", encoding="utf-8")
+    script = tmp_path / "vendor" / "pkg" / "sub" / "run.py"
+    script.write_text("from pkg import helpers\n", encoding="utf-8")
+    forget_index()
+    project = Project(tmp_path)
+    assert project.dependencies(script.resolve()) == []
+    assert project.importers_of(helpers.resolve()) == []  # the file list and importer map are built
+    init = tmp_path / "vendor" / "pkg" / "__init__.py"
+    init.write_text("", encoding="utf-8")
+    project.forget(init.resolve())
+    project.forget(script.resolve())
+    assert project.dependencies(script.resolve()) == [helpers.resolve()]

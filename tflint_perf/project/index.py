@@ -232,6 +232,7 @@ class Project:
         if self._files is not None and exists != (path in self._files):
             self._files = None  # a file created or deleted: list the project and resolve imports again
             _module_file.cache_clear()
+            _enclosing_package_parent.cache_clear()  # a new or removed __init__.py moves a package's root
             self._importers = None
         elif self._importers is not None and path in self._file_order:
             if known is not None:
