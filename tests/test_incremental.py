@@ -81,6 +81,15 @@ def test_an_edit_in_one_function_keeps_every_other_statement() -> None:
     assert after.module.deep_equals(parse(edited))
 
 
+def _edited_both_ways(text: str, edit):
+    """The edited text re-parsed from ``text``'s parse, and parsed whole; they fail together."""
+    new = edit(text)
+    full = _full(new)
+    got = _reparsed(ParsedText(text, parse(text)), new)
+    assert (got is None) == (full is None), "the re-parse fails exactly when the full parse does"
+    return got, full
+
+
 @pytest.mark.parametrize("edit", [
     lambda t: "# a new first line\n" + t,  # the header
     lambda t: t.replace("images * 0", "images * 9"),  # the first indented block decides the indentation
@@ -89,12 +98,7 @@ def test_an_edit_in_one_function_keeps_every_other_statement() -> None:
     lambda t: t[:-1],  # no final newline
 ])
 def test_what_decides_the_whole_module_is_parsed_whole(edit) -> None:
-    text = _module(10)
-    before = ParsedText(text, parse(text))
-    new = edit(text)
-    full = _full(new)
-    got = _reparsed(before, new)
-    assert (got is None) == (full is None)
+    got, full = _edited_both_ways(_module(10), edit)
     if got is not None:
         assert got.reused == 0
         assert got.module.deep_equals(full)
@@ -183,10 +187,6 @@ f = 6
     lambda t: t.replace("c = 3\n", 'c = "three" b"3"\n'),  # LibCST builds the node, then refuses it
 ])
 def test_edits_at_a_chunk_edge_parse_as_the_full_parse(edit) -> None:
-    previous = ParsedText(EDGES, parse(EDGES))
-    new = edit(EDGES)
-    full = _full(new)
-    got = _reparsed(previous, new)
-    assert (got is None) == (full is None)
+    got, full = _edited_both_ways(EDGES, edit)
     if got is not None:
         assert got.module.deep_equals(full) and got.module.code == full.code
