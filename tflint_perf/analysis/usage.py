@@ -70,8 +70,9 @@ def _attribute_unread(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
                    if name in cls.methods and not _calls_super(cls.methods[name])]
         if _reads(owner.module, attr, skipped):
             return False
-        importers = session.importer_texts(owner, [base.name]) if session is not None else []
-        if _mentioned([text for text in importers if text != model.module.code], attr):
+        # The subclass's own module was read above, as a tree: its text is not read again.
+        importers = session.importer_texts(owner, [base.name], excluding=model.path) if session is not None else []
+        if _mentioned(importers, attr):
             return False
     return True
 

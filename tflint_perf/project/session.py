@@ -170,12 +170,14 @@ class Session:
                 found.append(imported)
         return found
 
-    def importer_texts(self, model: ModuleModel, names: Iterable[str]) -> List[str]:
-        """The texts of every module importing ``model``'s module that uses one of ``names`` from it,
-        parsed or not (one without TensorFlow in it still reads attributes of what it imports)."""
+    def importer_texts(self, model: ModuleModel, names: Iterable[str], excluding: Optional[Path] = None) -> List[str]:
+        """The texts of every module importing ``model``'s module that uses one of ``names`` from it
+        (but the one at ``excluding``), parsed or not (one without TensorFlow in it still reads
+        attributes of what it imports)."""
         if model.path is None:
             return []
-        return [self.project.text_of(path) for path in self.project.importers_using(model.path, frozenset(names))]
+        return [self.project.text_of(path) for path in self.project.importers_using(model.path, frozenset(names))
+                if excluding is None or path != excluding]
 
     # -- names ------------------------------------------------------------------------------------
     def definition(self, model: ModuleModel, target: Tuple[str, int, Optional[str]], attributes: Sequence[str]
