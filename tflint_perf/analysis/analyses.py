@@ -19,6 +19,7 @@ from tflint_perf.analysis.element_maps import ElementMaps
 from tflint_perf.analysis.hotpaths import HotPaths
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.layers import LayerAnalysis
+from tflint_perf.analysis.loops import StepLoops
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.pipelines import PipelineAnalysis
 from tflint_perf.analysis.precision import Precision, PrecisionAnalysis
@@ -38,6 +39,11 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def element_maps(self) -> ElementMaps:
         return ElementMaps(self)
+
+    @cached_property
+    def step_loops(self) -> StepLoops:
+        """Which loops repeat work, and how often: one answer per module for every rule asking."""
+        return StepLoops(self)
 
     @cached_property
     def layers(self) -> LayerAnalysis:

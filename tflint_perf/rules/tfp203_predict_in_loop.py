@@ -231,7 +231,7 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             x = argument(site.node, "x", 0)
             if x is None or has_star_args(site.node):
                 continue
-            loops = loops or StepLoops(model)
+            loops = loops or model.step_loops
             where = self._where(loops, site, x.value)
             if where is None:
                 continue

@@ -177,7 +177,7 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
             target, wrapper = called
             if self._has_signature(context, functions, target, wrapper):
                 continue
-            loops = loops or StepLoops(model)
+            loops = loops or model.step_loops
             lexical = loops.lexical(site)
             if not lexical or len(lexical) != len(site.loops):
                 continue

@@ -213,7 +213,7 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             f.node.decorators for f in model.functions
         ):
             return
-        loops = StepLoops(model)
+        loops = model.step_loops
         yield from self._wrapped(context, loops)
         yield from self._decorated(context, loops)
         yield from self._models(context, loops)

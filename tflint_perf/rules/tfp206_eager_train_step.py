@@ -7,7 +7,6 @@ from typing import Iterable, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.loops import StepLoops
 from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
@@ -167,7 +166,7 @@ call), declares `global`, or when the function already has decorators or sits in
         if not candidates:
             return
         functions = TfFunctions(model)
-        loops = StepLoops(model)
+        loops = model.step_loops
         hot = model.hot_paths
         for function in candidates:
             if functions.is_tf_function(function) or hot.context_of(function) is not None:
