@@ -12,12 +12,20 @@ from tflint_perf.text.diagnostics import NodeEdit
 TENSORFLOW_IMPORT = "import tensorflow as tf"
 
 
+# Before TensorFlow 1.13 no `AUTOTUNE` spelling is certain to exist (`tf.data.experimental` arrived in
+# 1.12/1.13, `tf.contrib.data.AUTOTUNE` in some 1.x); a buffer of one element exists since 1.4.
+_FIRST_WITH_EXPERIMENTAL_AUTOTUNE = (1, 13)
+
+
 def autotune(model: ModuleModel, settings, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:
     """How this module spells ``tf.data.AUTOTUNE`` at ``site``, and any import that spelling needs.
 
     ``tf.data.experimental.AUTOTUNE`` is used for ``tf.compat.v1`` aliases and a target
-    TensorFlow version before 2.4, where ``tf.data.AUTOTUNE`` does not exist.
+    TensorFlow version before 2.4, where ``tf.data.AUTOTUNE`` does not exist; None for a target before
+    1.13, where no spelling is certain to exist (a fix writing one would fail when the code runs).
     """
+    if settings.target_version is not None and settings.target_version < _FIRST_WITH_EXPERIMENTAL_AUTOTUNE:
+        return None
     alias = model.tensorflow_alias()
     old = (alias is not None and (model.imports.qualified(alias) or "").startswith("tensorflow.compat.v1")) or (
         settings.target_version is not None and settings.target_version < (2, 4)
@@ -26,11 +34,6 @@ def autotune(model: ModuleModel, settings, site: cst.Call) -> Optional[Tuple[str
     if direct is not None and _bound_before(model, direct, site):
         return direct, ()
     return tensorflow_api(model, "data.experimental.AUTOTUNE" if old else "data.AUTOTUNE", site)
-
-
-# Before TensorFlow 1.13 no `AUTOTUNE` spelling is certain to exist (`tf.data.experimental` arrived in
-# 1.12/1.13, `tf.contrib.data.AUTOTUNE` in some 1.x); a buffer of one element exists since 1.4.
-_FIRST_WITH_EXPERIMENTAL_AUTOTUNE = (1, 13)
 
 
 def prefetch_buffer(model: ModuleModel, settings, site: cst.Call) -> Optional[Tuple[str, Tuple[str, ...]]]:

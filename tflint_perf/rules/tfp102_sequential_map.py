@@ -94,7 +94,8 @@ stateful (random ops, `py_function` / `numpy_function`, variables, `global` stat
 analysis cannot see into it (an imported function), when the call passes `deterministic=False`,
 or when the pipeline later sets options that may allow non-deterministic order: running such a
 function in parallel changes which element gets which random draw and when side effects
-happen. Memory grows by the number of elements in flight.
+happen. Memory grows by the number of elements in flight. On a `target-version` before 1.13 no
+`AUTOTUNE` spelling is certain to exist, and no fix is offered (a number of calls would be a guess).
 
 The keyword goes after the last argument; on a line of its own when the arguments are written one
 per line, and with the call broken at its brackets (one argument per line) when adding it would
@@ -201,6 +202,12 @@ first and map the batch instead. A map that must stay sequential to save memory 
         ),
         # zzh8829/yolov3-tf2: the parse reads a `StaticHashTable` passed through the helper's parameter;
         # `LookupTableFindV2` is stateful, so TensorFlow 2.12 leaves the map sequential.
+        # On TensorFlow 1.11 (BERT's pin) no AUTOTUNE spelling exists for sure: reported, no fix.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(files)\nds = ds.map(lambda r: tf.io.parse_single_example(r, spec))\n"
+            "for x in ds:\n    train_step(x)\n",
+            target_version=(1, 11),
+        ),
         Invalid(
             _YOLO_PARSE.format(vocab="tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(\n"
                                "        class_file, tf.string, 0, tf.int64, -1, delimiter='\\n'), -1)"),
