@@ -38,7 +38,7 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 class IteratorReads:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
-        self._loops = StepLoops(model)
+        self._loops: StepLoops = model.step_loops  # type: ignore[attr-defined]  # the module's one StepLoops
 
     def few_reads(self, call: cst.Call, tf1: bool) -> Optional[Purpose]:
         """The purpose of an iterator made at ``call`` (``iter(ds)``; with ``tf1``, a TF1 iterator)
