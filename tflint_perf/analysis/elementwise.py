@@ -165,6 +165,9 @@ _APPROXIMATE = frozenset(
      "tf.sin", "tf.cos", "tf.pow", "tf.math.pow", "tf.nn.softplus", "tf.math.softplus", "tf.math.erf", "tf.math.rsqrt",
      "tf.nn.silu", "tf.nn.gelu", "tf.nn.selu", "tf.nn.swish"}
 )
+# Every element-wise op above: on a whole batch, a few of them cost microseconds (what a map after
+# `batch` may do without being worth parallelising or overlapping).
+ELEMENTWISE_OPS = _EXACT | _APPROXIMATE
 _VECTOR_OPERATORS = _SAFE_OPERATORS + (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _AUGMENTED = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,

@@ -11,6 +11,7 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
@@ -44,6 +45,9 @@ LAYOUT_OPS = frozenset(
 BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
     {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
 )
+# What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
+# (`tf.cast(x, tf.float32) / 255.`) and `one_hot` of the labels, over tensors already in memory.
+CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | frozenset({"tf.one_hot"})
 _PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
@@ -80,7 +84,18 @@ class StatePredicates:
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
         if name not in IN_MEMORY_SOURCES:
             return True
-        return any(not self._regroups(op) for op in state.ops)
+        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+
+    def cheap_per_batch(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` is a map run once per batch whose function only moves values around or does
+        element-wise arithmetic on them (`shuffle(n).batch(128).map(preprocess)` where `preprocess`
+        casts, scales, reshapes and one-hot encodes the batch): microseconds per batch, nothing to
+        parallelise and next to nothing to overlap. Decoding, image ops, `py_function` are work."""
+        if call not in {op.call for op in state.ops if op.name in MAP_OPS}:
+            return False
+        function = argument(call, "map_func", 0)
+        return function is not None and self.runs_per_batch(state, call) and \
+            only_moves_values(function.value, self.model, self.scope_of(call), arithmetic=True)
 
     def _regroups(self, op: Op) -> bool:
         """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
@@ -228,12 +243,14 @@ def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo
 
 
 def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
-                      depth: int = 0) -> bool:
+                      depth: int = 0, arithmetic: bool = False) -> bool:
     """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
     `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
     (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
     to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
-string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed."""
+string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed. With ``arithmetic``,
+element-wise arithmetic and ops (``CHEAP_BATCH_OPS``: `x / 255.`, `tf.cast`, `tf.one_hot`) count as
+moving values too: what a map run once per batch may do for microseconds."""
     function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
     if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
             and expr.value.value == "self":
@@ -251,10 +268,10 @@ string formatting (`'box_%d' % level`); loops, and branches on settings, are all
         if isinstance(current, cst.If):
             stack.extend(c for c in (current.body, current.orelse) if c is not None)
             continue  # a choice on a setting (`if params['data_format'] == ...`)
-        if isinstance(current, cst.BinaryOperation) and not isinstance(
+        if isinstance(current, cst.BinaryOperation) and not arithmetic and not isinstance(
                 current.left, (cst.SimpleString, cst.FormattedString)):
             return False  # `x / 255.`: arithmetic on the batch (`'box_%d' % level` only formats a key)
-        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not (
+        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not arithmetic and not (
                 isinstance(current, cst.UnaryOperation) and isinstance(current.expression, (cst.Integer, cst.Float))):
             return False
         if not isinstance(current, cst.Call):
@@ -264,11 +281,11 @@ string formatting (`'box_%d' % level`); loops, and branches on settings, are all
         if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
             continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
         stack.extend(current.children)
-        if model.call_name(current) in BATCH_LAYOUT_OPS:
+        if model.call_name(current) in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
             continue
         if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
             continue
-        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1):
+        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1, arithmetic):
             continue
         return False
     return True
