@@ -48,6 +48,9 @@ BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
 # What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
 # (`tf.cast(x, tf.float32) / 255.`) and `one_hot` of the labels, over tensors already in memory.
 CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | frozenset({"tf.one_hot"})
+# Ops between a map and a `cache()` through which the cache fills on the first pass and serves every
+# later one (not `repeat`, which never ends the first pass, nor a random op, which TFP103 is about).
+_CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate"})
 _PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
@@ -106,6 +109,18 @@ class StatePredicates:
             return False
         name = self.model.call_name(transformation.value) or ""
         return name.rsplit(".", 1)[-1] in _REGROUPING_TRANSFORMATIONS and name.startswith(("tf.contrib.data.", "tf.data."))
+
+    def cached_after(self, state: State, call: cst.Call) -> bool:
+        """A `cache()` follows the op ``call`` with nothing between that keeps the cache from filling in
+        the first pass (`map(encode).filter(short).cache()`): from the second epoch on the cache serves
+        the results, so the op's function runs once per element in the whole run. A `repeat` before
+        the cache leaves the op running on every pass."""
+        for op in state.ops_after(call):
+            if op.name == "cache":
+                return True
+            if op.name not in _CACHE_TRANSPARENT:
+                return False
+        return False
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
