@@ -43,8 +43,8 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
-maps after `batch` that only cast, scale, reshape or one-hot encode the batch (microseconds once per
-batch; decoding, image ops and `py_function` are work), or whose
+maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
+classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Test files are skipped.
@@ -171,6 +171,17 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             fixed="import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
             "ds = ds.map(lambda x, y: (tf.image.resize(x, [224, 224]), y)).prefetch(tf.data.AUTOTUNE)\n"
             "model.fit(ds, epochs=5)\n",
+        ),
+        # tensorflow/tpu shakespeare_with_tpu_and_keras: a `batch` that chunks the text into sequences; the
+        # map after it runs once per training example, and the pipeline is reported as before.
+        Invalid(
+            "import tensorflow as tf\ndef split_input_target(chunk):\n    return chunk[:-1], chunk[1:]\n"
+            "ds = tf.data.Dataset.from_tensor_slices(source).batch(101, drop_remainder=True)\n"
+            "ds = ds.map(split_input_target).shuffle(10000).batch(1024, drop_remainder=True)\nmodel.fit(ds, epochs=10)\n",
+            fixed="import tensorflow as tf\ndef split_input_target(chunk):\n    return chunk[:-1], chunk[1:]\n"
+            "ds = tf.data.Dataset.from_tensor_slices(source).batch(101, drop_remainder=True)\n"
+            "ds = ds.map(split_input_target).shuffle(10000).batch(1024, drop_remainder=True).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(ds, epochs=10)\n",
         ),
         # The same loop run for as many steps as training takes.
         Invalid(

@@ -70,8 +70,9 @@ Maps with nothing to parallelise are not reported: a function that only picks, s
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
-or does element-wise arithmetic on it (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, 10)`), which
-runs once per batch for microseconds, or, straight after a `Dataset.zip`, one that only stacks or concatenates
+which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
+arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per
+batch), or, straight after a `Dataset.zip`, one that only stacks or concatenates
 what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
 """
     why_bad = """
@@ -256,14 +257,13 @@ first and map the batch instead. A map that must stay sequential to save memory 
             function = argument(call, "map_func", 0)
             if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
-            if all(pipelines.cheap_per_batch(state, call) or (
-                    pipelines.first_on_zip(state, call)
-                    and only_moves_values(function.value, context.model, pipelines.scope_of(call)))
-                   for state in states):
-                # `ds.batch(32).map(split_window)`, `ds.batch(128).map(preprocess)` casting and scaling:
-                # once per batch, microseconds of work; `Dataset.zip(parts).map(lambda *w: tf.stack(w))`:
-                # stacking what the zip paired
+            if all(pipelines.runs_per_batch(state, call) or pipelines.first_on_zip(state, call) for state in states) \
+                    and only_moves_values(function.value, context.model, pipelines.scope_of(call)):
+                # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
+                # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
                 continue
+            if all(pipelines.cheap_per_batch(state, call) for state in states):
+                continue  # in-memory arrays batched, then cast, scaled, one-hot encoded: microseconds per batch
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

@@ -46,13 +46,17 @@ BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
     {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
 )
 # What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
-# (`tf.cast(x, tf.float32) / 255.`) and `one_hot` of the labels, over tensors already in memory.
-CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | frozenset({"tf.one_hot"})
+# (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a
+# depth the code sets to a small number (`depth=10`; a vocabulary's size is not known to be small).
+CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
+_ONE_HOT = "tf.one_hot"
+_SMALL_DEPTH = 1000
 # Ops between a map and a `cache()` through which the cache fills on the first pass and serves every
 # later one (not `repeat`, which never ends the first pass, nor a random op, which TFP103 is about).
 _CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate"})
 _PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
+_UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
 _BATCHED_SOURCES = PREFETCHED_SOURCES
 _CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
@@ -90,11 +94,18 @@ class StatePredicates:
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
 
     def cheap_per_batch(self, state: State, call: cst.Call) -> bool:
-        """The op ``call`` is a map run once per batch whose function only moves values around or does
-        element-wise arithmetic on them (`shuffle(n).batch(128).map(preprocess)` where `preprocess`
-        casts, scales, reshapes and one-hot encodes the batch): microseconds per batch, nothing to
-        parallelise and next to nothing to overlap. Decoding, image ops, `py_function` are work."""
-        if call not in {op.call for op in state.ops if op.name in MAP_OPS}:
+        """The op ``call`` is a map over the batches of in-memory arrays, the batches the consumer gets,
+        whose function only moves values around or does element-wise arithmetic on them
+        (`from_tensor_slices((x, y)).shuffle(n).batch(128).map(preprocess)` where `preprocess` casts,
+        scales, reshapes and one-hot encodes the batch): microseconds per batch, nothing to parallelise
+        and next to nothing to overlap. Decoding, image ops, `py_function` are work; so is a map after a
+        `batch` that only chunks a sequence (`batch(seq_len + 1).map(split).shuffle(n).batch(64)`: it
+        runs once per training example)."""
+        source = state.source
+        if call not in {op.call for op in state.ops if op.name in MAP_OPS} or source.kind != "call" \
+                or not isinstance(source.node, cst.Call) or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+            return False
+        if any(op.name in BATCHING_OPS | _UNBATCHING_OPS for op in state.ops_after(call)):
             return False
         function = argument(call, "map_func", 0)
         return function is not None and self.runs_per_batch(state, call) and \
@@ -296,7 +307,10 @@ moving values too: what a map run once per batch may do for microseconds."""
         if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
             continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
         stack.extend(current.children)
-        if model.call_name(current) in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
+        name = model.call_name(current)
+        if name in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
+            continue
+        if arithmetic and name == _ONE_HOT and _small_depth(model, current):
             continue
         if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
             continue
@@ -304,6 +318,13 @@ moving values too: what a map run once per batch may do for microseconds."""
             continue
         return False
     return True
+
+
+def _small_depth(model: ModuleModel, call: cst.Call) -> bool:
+    """`tf.one_hot(y, depth=10)`: a depth the code sets (a literal, a constant) to a few classes."""
+    depth = argument(call, "depth", 1)
+    known = model.integer_values.integer(depth.value, model.site_of(call)) if depth is not None else None  # type: ignore[attr-defined]
+    return known is not None and known.value <= _SMALL_DEPTH
 
 
 def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
