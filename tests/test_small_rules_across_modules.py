@@ -1,5 +1,6 @@
 """Small rules' classes that need the project around a file (issue 22, from the dragen1860 tutorials):
-a model class defined in another module of the project is a Keras model (TFP203).
+a model class defined in another module of the project is a Keras model (TFP203), and sequences
+padded in one module to the length its filter keeps have one shape where another module trains (TFP207).
 
 Each test runs the real CLI on a project written to disk."""
 
@@ -50,3 +51,37 @@ def test_predict_on_another_modules_class_that_is_no_keras_model_is_silent(tmp_p
     # A class of the same name that derives from no Keras model (a scikit-learn-like wrapper).
     root = _project(tmp_path, {"network.py": _NETWORK.format(base="object"), "main.py": _MAIN})
     assert _findings(root, "TFP203") == set()
+
+
+# dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT: tokenizer.py builds the pipeline,
+# bert_train.py iterates it in its epoch loop and calls a `tf.function` on each batch.
+_TOKENIZER = (
+    "import numpy as np\nimport tensorflow as tf\n\n"
+    "def get_tokenizer(tokenizer, MAX_SEQ_LENGTH, BATCH_SIZE):\n    examples = tf.data.TFRecordDataset('train.tfrecord')\n\n"
+    "    def encode(zh, en, seq_length=MAX_SEQ_LENGTH):\n        lang1 = tokenizer.encode(zh.numpy())\n"
+    "        if len(lang1) < seq_length:\n            lang1 = lang1 + list(np.zeros(seq_length - len(lang1), 'int32'))\n"
+    "        lang2 = tokenizer.encode(en.numpy())\n"
+    "        if len(lang2) < seq_length:\n            lang2 = lang2 + list(np.zeros(seq_length - len(lang2), 'int32'))\n"
+    "        return lang1, lang2\n\n"
+    "    def filter_max_length(x, y, max_length={bound}):\n"
+    "        return tf.logical_and(tf.size(x) <= max_length, tf.size(y) <= max_length)\n\n"
+    "    ds = examples.map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))\n"
+    "    ds = ds.filter(filter_max_length).cache()\n"
+    "    return ds.shuffle(20000).padded_batch(BATCH_SIZE, padded_shapes=([-1], [-1]), drop_remainder=True)\n"
+)
+_BERT_TRAIN = (
+    "import tensorflow as tf\nfrom tokenizer import get_tokenizer\n\n"
+    "train_dataset = get_tokenizer(tokenizer, 128, 64)\n\n"
+    "@tf.function\ndef train_step(inp, tar):\n    return model(inp, tar)\n\n"
+    "for epoch in range(4):\n    for (batch, (inp, tar)) in enumerate(train_dataset):\n        train_step(inp, tar)\n"
+)
+
+
+def test_sequences_padded_in_another_module_to_the_filtered_length_trace_once(tmp_path):
+    root = _project(tmp_path, {"tokenizer.py": _TOKENIZER.format(bound="MAX_SEQ_LENGTH"), "bert_train.py": _BERT_TRAIN})
+    assert _findings(root, "TFP207") == set()
+
+
+def test_sequences_filtered_to_another_length_than_their_padding_are_reported(tmp_path):
+    root = _project(tmp_path, {"tokenizer.py": _TOKENIZER.format(bound="40"), "bert_train.py": _BERT_TRAIN})
+    assert _findings(root, "TFP207") == {("bert_train.py", 12)}

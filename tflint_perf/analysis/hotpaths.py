@@ -36,6 +36,7 @@ from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
+from tflint_perf.analysis.pipelines.values import maximal
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders
 from tflint_perf.analysis.tf_functions import tf_function_decorator, wrapped_by
@@ -274,7 +275,8 @@ def _consumed_for(pipelines, call: cst.Call, states) -> Purpose:
     per element, but no training or evaluation waits on it; and a one-off pass too where a `cache()`
     after the op keeps its results (`map(py_function(encode)).filter(...).cache()`): it runs once per
     element in the whole run, not on every epoch. Unknown otherwise."""
-    if states and all(pipelines.cached_after(state, call) for state in states):
+    whole = maximal(states)  # not the prefixes the interpreter met on the way (`ds` before its `.cache()`)
+    if whole and all(pipelines.cached_after(state, call) for state in whole):
         return Purpose.ONE_OFF
     purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
     if not purposes or not purposes <= {Purpose.INSPECTION, Purpose.ONE_OFF}:

@@ -25,7 +25,7 @@ _TOKENIZE = (
     "        return tokenizer.encode(zh.numpy()), tokenizer.encode(en.numpy())\n\n"
     "    def filter_max_length(x, y):\n        return tf.logical_and(tf.size(x) <= max_length, tf.size(y) <= max_length)\n\n"
     "    ds = examples.map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))\n"
-    "    ds = ds.filter(filter_max_length){cached}\n"
+    "    ds = ds.filter(filter_max_length)\n{cached}"
     "    return ds.shuffle(20000).padded_batch(64, padded_shapes=([-1], [-1]))\n\n"
     "examples = tf.data.TFRecordDataset(files)\nfor epoch in range(20):\n"
     "    for inp, tar in get_datasets(examples, tokenizer, 40):\n        train_step(inp, tar)\n"
@@ -188,13 +188,13 @@ are not followed.
         ),
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
-        Valid(_TOKENIZE.format(cached=".cache()")),
+        Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
     )
     invalid = (
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # A `repeat` before the cache: the first pass never ends, the tokenizer runs on every epoch.
-        Invalid(_TOKENIZE.format(cached=".repeat().cache()")),
+        Invalid(_TOKENIZE.format(cached="    ds = ds.repeat().cache()\n")),
         # Mapped over a pipeline that trains, even if another one is only previewed.
         Invalid(
             _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"
