@@ -19,6 +19,7 @@ import libcst as cst
 
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.tf_functions import tf_function_decorator
 from tflint_perf.analysis.values import PYTHON, ValueKinds
 
 _LEAVES = (
@@ -165,6 +166,9 @@ _APPROXIMATE = frozenset(
      "tf.sin", "tf.cos", "tf.pow", "tf.math.pow", "tf.nn.softplus", "tf.math.softplus", "tf.math.erf", "tf.math.rsqrt",
      "tf.nn.silu", "tf.nn.gelu", "tf.nn.selu", "tf.nn.swish"}
 )
+# Every element-wise op above: on a whole batch, a few of them cost microseconds (what a map after
+# `batch` may do without being worth parallelising or overlapping).
+ELEMENTWISE_OPS = _EXACT | _APPROXIMATE
 _VECTOR_OPERATORS = _SAFE_OPERATORS + (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _AUGMENTED = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -220,7 +224,7 @@ def _function_parts(model: ModuleModel, function):
         return [p.name.value for p in [*params.posonly_params, *params.params]], [(None, function.body)], None
     node = function.node
     params = node.params
-    if node.decorators or isinstance(params.star_arg, cst.Param) or params.star_kwarg or params.kwonly_params:
+    if (node.decorators and not _plain_tf_function(model, function)) or isinstance(params.star_arg, cst.Param) or params.star_kwarg or params.kwonly_params:
         return None, (), None
     names = [p.name.value for p in [*params.posonly_params, *params.params]]
     if function.is_method:
@@ -246,6 +250,16 @@ def _function_parts(model: ModuleModel, function):
     if not body or body[-1][0] is not None:
         return None, (), None
     return names, body, function
+
+
+def _plain_tf_function(model: ModuleModel, function) -> bool:
+    """The one decorator is `@tf.function` with no `input_signature` (which would fix the element's
+    shape and refuse a batch): the function computes on a batch what it computes on one element."""
+    decorator = tf_function_decorator(model, function)
+    if decorator is None or len(function.node.decorators) != 1:
+        return False
+    return not (isinstance(decorator.decorator, cst.Call) and any(
+        arg.keyword is None or arg.keyword.value == "input_signature" for arg in decorator.decorator.args))
 
 
 def _outputs(expr: cst.BaseExpression):

@@ -36,6 +36,7 @@ from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
+from tflint_perf.analysis.pipelines.values import maximal
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders
 from tflint_perf.analysis.tf_functions import tf_function_decorator, wrapped_by
@@ -122,12 +123,12 @@ class HotPaths:
         model = self.model
         resolve = model.effects.resolve_callable
         pipelines = model.pipelines
-        for op, _states in pipelines.ops(*DATASET_FUNCTION_OPS):
+        for op, states in pipelines.ops(*DATASET_FUNCTION_OPS):
             arg = argument(op.call, DATASET_FUNCTION_OPS[op.name], 0)
             target = resolve(arg.value, pipelines.scope_of(op.call)) if arg is not None else None
             if target is not None:
                 description = f"a function passed to `Dataset.{op.name}`"
-                self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call)))
+                self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call, states)))
         for function in model.functions:
             if tf_function_decorator(model, function) is not None:
                 purpose = Purpose.ONE_OFF if self._only_called_at_top_level(function) else Purpose.UNKNOWN
@@ -268,10 +269,15 @@ def _outranks(context: HotContext, earlier: HotContext) -> bool:
     return earlier.purpose in quiet and context.purpose not in quiet
 
 
-def _consumed_for(pipelines, call: cst.Call) -> Purpose:
+def _consumed_for(pipelines, call: cst.Call, states) -> Purpose:
     """What the pipelines holding a `map` / `filter` op are consumed for, when every consumer in sight
     only looks at them or reads them once (`for x in ds.take(2): show(x)`, `adapt`): such a root runs
-    per element, but no training or evaluation waits on it. Unknown otherwise."""
+    per element, but no training or evaluation waits on it; and a one-off pass too where a `cache()`
+    after the op keeps its results (`map(py_function(encode)).filter(...).cache()`): it runs once per
+    element in the whole run, not on every epoch. Unknown otherwise."""
+    whole = maximal(states)  # not the prefixes the interpreter met on the way (`ds` before its `.cache()`)
+    if whole and all(pipelines.cached_after(state, call) for state in whole):
+        return Purpose.ONE_OFF
     purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
     if not purposes or not purposes <= {Purpose.INSPECTION, Purpose.ONE_OFF}:
         return Purpose.UNKNOWN  # no consumer in sight, or one that trains, evaluates or says nothing

@@ -123,6 +123,10 @@ class KerasModels:
             return True
         if isinstance(call.func, cst.Name) and call.func.value in model.classes:
             return self.is_model_class(model.classes[call.func.value])
+        foreign = model.foreign(call.func)
+        if isinstance(foreign, ClassInfo):
+            # `VGG16([32, 32, 3])` with `class VGG16(models.Model)` in the project's `network.py`
+            return derives_from(foreign.model or model, foreign, MODEL_CLASSES.__contains__, depth)
         target = model.call_graph.callee(call)
         return target is not None and self.returns_model(target, depth + 1)
 

@@ -6,7 +6,9 @@ Two sources are recognised, both only where the analysis sees them:
   ``padded_batch`` without fully static ``padded_shapes`` (each batch is padded to its own longest
   element) or ``bucket_by_sequence_length`` without ``pad_to_bucket_boundary=True``, followed only
   by ops that keep shapes. Not when the elements are rows of in-memory arrays, or come from a
-  generator declaring fully static shapes, with no op in between that could change their length (every batch then has the same shape, padded or not). A last
+  generator declaring fully static shapes, with no op in between that could change their length (every batch then has the same shape, padded or not),
+  or when a map pads every sequence in Python to the length a later `filter` bounds them by
+  (``fixed_lengths.one_length``). A last
   partial batch is *not* a varying shape here: it costs at most one extra trace.
 - ``loop_sized``: an expression sized by a ``for n in range(...)`` variable of an enclosing loop
   (in a function or at module level alike; ``tqdm(range(...))`` too): ``x[:n]``, ``x[n:]``,
@@ -23,6 +25,7 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal
+from tflint_perf.analysis.fixed_lengths import one_length
 from tflint_perf.analysis.generators import declared_shapes
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.pipelines.values import State
@@ -46,8 +49,8 @@ def varying_batches(model: ModuleModel, state: State) -> Optional[str]:
             shapes = argument(op.call, "padded_shapes", 1)
             if shapes is not None and _fully_static(model, shapes.value, model.site_of(op.call)):
                 return None
-            if _rectangular_rows(model, state, index):
-                return None
+            if _rectangular_rows(model, state, index) or one_length(model, state.ops[:index], SHAPE_KEEPING):
+                return None  # rows of arrays, or sequences padded in Python to the length a filter keeps
             return "`padded_batch` pads each batch to its own longest element"
         if op.name == "bucket_by_sequence_length" or (op.name == "apply" and _bucketing(model, op.call)):
             call = op.call if op.name == "bucket_by_sequence_length" else op.call.args[0].value

@@ -42,7 +42,9 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
-(`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), or whose
+(`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
+maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
+classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Test files are skipped.
@@ -151,8 +153,36 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    while True:\n        yield np.random.rand(4)\n"
             "ds = tf.data.Dataset.from_generator(input_gen, output_types=tf.float32)\nmodel.fit(ds, steps_per_epoch=10)\n"
         ),
+        # dragen1860/TensorFlow-2.x-Tutorials lesson21 mnist_tensor.py: in-memory arrays, and the one
+        # map runs once per batch of 128 (cast, scale, reshape, one_hot): microseconds to overlap.
+        Valid(
+            "import tensorflow as tf\ndef preprocess(x, y):\n    x = tf.cast(x, dtype=tf.float32) / 255.\n"
+            "    x = tf.reshape(x, [-1, 28*28])\n    return x, tf.one_hot(tf.cast(y, dtype=tf.int32), depth=10)\n"
+            "train_db = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(60000).batch(128).map(preprocess).repeat(30)\n"
+            "model.fit(train_db, epochs=5)\n",
+            target_version=(2, 0),
+        ),
     )
     invalid = (
+        # Once per batch too, resizing every image of the batch is work a prefetch overlaps.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
+            "ds = ds.map(lambda x, y: (tf.image.resize(x, [224, 224]), y))\nmodel.fit(ds, epochs=5)\n",
+            fixed="import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
+            "ds = ds.map(lambda x, y: (tf.image.resize(x, [224, 224]), y)).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(ds, epochs=5)\n",
+        ),
+        # tensorflow/tpu shakespeare_with_tpu_and_keras: a `batch` that chunks the text into sequences; the
+        # map after it runs once per training example, and the pipeline is reported as before.
+        Invalid(
+            "import tensorflow as tf\ndef split_input_target(chunk):\n    return chunk[:-1], chunk[1:]\n"
+            "ds = tf.data.Dataset.from_tensor_slices(source).batch(101, drop_remainder=True)\n"
+            "ds = ds.map(split_input_target).shuffle(10000).batch(1024, drop_remainder=True)\nmodel.fit(ds, epochs=10)\n",
+            fixed="import tensorflow as tf\ndef split_input_target(chunk):\n    return chunk[:-1], chunk[1:]\n"
+            "ds = tf.data.Dataset.from_tensor_slices(source).batch(101, drop_remainder=True)\n"
+            "ds = ds.map(split_input_target).shuffle(10000).batch(1024, drop_remainder=True).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(ds, epochs=10)\n",
+        ),
         # The same loop run for as many steps as training takes.
         Invalid(
             "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64)\n"

@@ -26,6 +26,16 @@ _YOLO_PARSE = (
     "    return dataset.map(lambda x: parse_tfrecord(x, class_table, size))\n\n"
     "model.fit(load_tfrecord_dataset(pattern, classes).batch(8), epochs=10)\n"
 )
+# dragen1860/TensorFlow-2.x-Tutorials, lesson21 mnist_tensor.py (`{order}`: where the map runs).
+_MNIST_PER_BATCH = (
+    "import tensorflow as tf\nfrom tensorflow.keras import datasets\n\ndef preprocess(x, y):\n"
+    "    x = tf.cast(x, dtype=tf.float32) / 255.\n    x = tf.reshape(x, [-1, 28*28])\n"
+    "    y = tf.cast(y, dtype=tf.int32)\n    y = tf.one_hot(y, depth=10)\n    return x, y\n\n"
+    "(x, y), _ = datasets.mnist.load_data()\n"
+    "train_db = tf.data.Dataset.from_tensor_slices((x, y)).{order}\n"
+    "for step, (x, y) in enumerate(train_db):\n    with tf.GradientTape() as tape:\n        loss = model(x)\n"
+    "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -59,8 +69,10 @@ sequential.
 Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
-only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`),
-which runs once per batch, or, straight after a `Dataset.zip`, one that only stacks or concatenates
+only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
+which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
+arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per
+batch), or, straight after a `Dataset.zip`, one that only stacks or concatenates
 what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
 """
     why_bad = """
@@ -149,6 +161,9 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "        inputs.set_shape([None, 24, None])\n        return inputs, labels\n"
               "    def make(self, data):\n        ds = tf.data.Dataset.from_tensor_slices(data).shuffle(100).batch(32)\n"
               "        return ds.map(self.split)\n"),
+        # dragen1860/TensorFlow-2.x-Tutorials lesson21 mnist_tensor.py: in-memory arrays batched first,
+        # then cast, scaled, reshaped and one-hot encoded once per batch of 128: microseconds per batch.
+        Valid(_MNIST_PER_BATCH.format(order="shuffle(60000).batch(128).map(preprocess)"), target_version=(2, 0)),
         # A preview: three elements, printed once.
         Valid("import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse)\nfor x in val_ds.take(3):\n    print(x)\n"),
         # ageron/handson-ml2 16_nlp: one window of each of 32 parts, stacked into a batch by the zip's map.
@@ -194,6 +209,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "ds = ds.map(\n    lambda x, y: (tf.image.resize(x, [224, 224]), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
             "model.fit(ds, epochs=5)\n",
         ),
+        # The same preprocess mapped per element, before `batch`: 60,000 calls per epoch, sequential on 2.0.
+        Invalid(_MNIST_PER_BATCH.format(order="map(preprocess).shuffle(60000).batch(128)"), target_version=(2, 0),
+                fixed=_MNIST_PER_BATCH.format(
+                    order="map(\n    preprocess,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n).shuffle(60000).batch(128)")),
         # A helper that decodes is work, however short the lambda that calls it.
         Invalid(
             "import tensorflow as tf\ndef decode(example, index):\n    return tf.io.decode_jpeg(example), index\n"
@@ -268,6 +287,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
                 # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
                 continue
+            if all(pipelines.cheap_per_batch(state, call) for state in states):
+                continue  # in-memory arrays batched, then cast, scaled, one-hot encoded: microseconds per batch
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

@@ -14,6 +14,15 @@ from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _TF = "import tensorflow as tf\n\n"
+# dragen1860/TensorFlow-2.x-Tutorials, 01-TF2.0-Overview/fc_train.py (`{decorator}` on the map function).
+_FC_TRAIN = (
+    "import tensorflow as tf\nfrom tensorflow.keras import datasets\n\ndef mnist_dataset():\n"
+    "    (x, y), _ = datasets.mnist.load_data()\n    ds = tf.data.Dataset.from_tensor_slices((x, y))\n"
+    "    ds = ds.map(prepare_mnist_features_and_labels)\n    ds = ds.take(20000).shuffle(20000).batch(100)\n"
+    "    return ds\n\n{decorator}\ndef prepare_mnist_features_and_labels(x, y):\n"
+    "    x = tf.cast(x, tf.float32) / 255.0\n    y = tf.cast(y, tf.int64)\n    return x, y\n\n"
+    "for epoch in range(20):\n    for step, (x, y) in enumerate(mnist_dataset()):\n        train_step(x, y)\n"
+)
 _BATCHES = frozenset({"batch", "padded_batch"})
 # Ops an element-wise, deterministic map commutes with: they reorder, repeat or drop elements
 # without looking at them. `cache` is not among them: a map before it runs only in the first epoch.
@@ -30,7 +39,8 @@ class UnvectorizedMap(Rule):
 Checks for `Dataset.map(f)` followed by `batch(...)` or `padded_batch(...)`, directly or across ops
 that do not look at values (`shuffle`, `repeat`, `take`, `skip`, `shard`, `prefetch`), where `f`
 is element-wise over its inputs, so it could run once per batch after `batch`. Element-wise is
-decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`; it may
+decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`, also a
+`@tf.function` without an `input_signature`; it may
 return a dict of features, or the tabular `(features_dict, label)`, and build the dict with
 `{k: f(v) for k, v in features.items()}`), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
@@ -138,8 +148,14 @@ ops on different branches, comments between them).
             _TF + "mean = np.load('mean.npy')\n"
             "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v - mean).batch(32)\nmodel.fit(ds)\n"
         ),
+        # A `tf.function` whose `input_signature` fixes one element's shape would refuse a batch.
+        Valid(_FC_TRAIN.format(decorator="@tf.function(input_signature=[tf.TensorSpec([28, 28], tf.uint8), "
+                                         "tf.TensorSpec([], tf.uint8)])")),
     )
     invalid = (
+        # dragen1860/TensorFlow-2.x-Tutorials 01-TF2.0-Overview/fc_train.py: a `tf.function` that casts and
+        # scales, mapped per element; `take` and `shuffle` before the batch do not look at values.
+        Invalid(_FC_TRAIN.format(decorator="@tf.function")),
         Invalid(
             _TF + "ds = tf.data.Dataset.range(200_000).map(lambda x: x * 2 + 1).batch(256)\nmodel.fit(ds, epochs=2)\n",
             fixed=_TF + "ds = tf.data.Dataset.range(200_000).batch(256).map(lambda x: x * 2 + 1)\nmodel.fit(ds, epochs=2)\n",

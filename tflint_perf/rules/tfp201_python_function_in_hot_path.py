@@ -19,6 +19,17 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 # TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.
 _REPORTING = ("tf.summary.", "tf.metrics.", "tf.contrib.summary.", "tf.contrib.metrics.")
 _TF = "import tensorflow as tf\n"
+# dragen1860/TensorFlow-2.x-Tutorials, 21-CN-EN-Translation-BERT/tokenizer.py (`{cached}`: what follows the filter).
+_TOKENIZE = (
+    _TF + "def get_datasets(examples, tokenizer, max_length):\n    def encode(zh, en):\n"
+    "        return tokenizer.encode(zh.numpy()), tokenizer.encode(en.numpy())\n\n"
+    "    def filter_max_length(x, y):\n        return tf.logical_and(tf.size(x) <= max_length, tf.size(y) <= max_length)\n\n"
+    "    ds = examples.map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))\n"
+    "    ds = ds.filter(filter_max_length)\n{cached}"
+    "    return ds.shuffle(20000).padded_batch(64, padded_shapes=([-1], [-1]))\n\n"
+    "examples = tf.data.TFRecordDataset(files)\nfor epoch in range(20):\n"
+    "    for inp, tar in get_datasets(examples, tokenizer, 40):\n        train_step(inp, tar)\n"
+)
 _NOT_TRAINING = (Purpose.EVALUATION, Purpose.INSPECTION, Purpose.ONE_OFF)
 
 
@@ -41,7 +52,9 @@ element or every step:
 - and same-file functions those call.
 
 One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
-summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`),
+summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`), maps
+whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`: the
+Python runs once per element in the whole run, not on every epoch),
 `tf.function`s called only from top-level statements outside loops, and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """
@@ -173,8 +186,15 @@ are not followed.
             "        return tf.numpy_function(self.env_step, [action], [tf.float32, tf.float32])\n\n"
             "    def run(self):\n        for i in range(1000):\n            self.train_step(i)\n"
         ),
+        # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
+        # filtered and cached right after: the cache serves every epoch after the first.
+        Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
     )
     invalid = (
+        # The same pipeline without the cache tokenizes every sentence again on every epoch.
+        Invalid(_TOKENIZE.format(cached="")),
+        # A `repeat` before the cache: the first pass never ends, the tokenizer runs on every epoch.
+        Invalid(_TOKENIZE.format(cached="    ds = ds.repeat().cache()\n")),
         # Mapped over a pipeline that trains, even if another one is only previewed.
         Invalid(
             _TF + "@tf.py_function(Tout=tf.float32)\ndef rotate(image):\n    return ndimage.rotate(image, 30)\n\n"

@@ -16,6 +16,25 @@ from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
 
 _TF = "import tensorflow as tf\n\n"
+# dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: `encode` pads each
+# sequence in Python to `{pad}`, `filter_max_length` keeps those of at most MAX_SEQ_LENGTH.
+_TRANSLATION = (
+    "import numpy as np\nimport tensorflow as tf\n\n"
+    "def get_datasets(examples, tokenizer, MAX_SEQ_LENGTH, BATCH_SIZE):\n"
+    "    def encode(zh, en, seq_length={pad}):\n        lang1 = tokenizer.encode(zh.numpy())\n"
+    "        if len(lang1) < seq_length:\n            lang1 = lang1 + list(np.zeros(seq_length - len(lang1), 'int32'))\n"
+    "        lang2 = tokenizer.encode(en.numpy())\n"
+    "        if len(lang2) < seq_length:\n            lang2 = lang2 + list(np.zeros(seq_length - len(lang2), 'int32'))\n"
+    "        return lang1, lang2\n\n"
+    "    def filter_max_length(x, y, max_length=MAX_SEQ_LENGTH):\n"
+    "        return tf.logical_and(tf.size(x) <= max_length, tf.size(y) <= max_length)\n\n"
+    "    ds = examples.map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))\n"
+    "    ds = ds.filter(filter_max_length).cache()\n"
+    "    return ds.shuffle(20000).padded_batch(BATCH_SIZE, padded_shapes=([-1], [-1]), drop_remainder=True)\n\n"
+    "{decorator}\ndef train_step(inp, tar):\n    return model(inp, tar)\n\n"
+    "for epoch in range(20):\n    for inp, tar in get_datasets(tf.data.TFRecordDataset(files), tokenizer, 128, 64):\n"
+    "        train_step(inp, tar)\n"
+)
 _STEP = "@tf.function\ndef train_step(tokens, labels):\n    return model.train_on_batch(tokens, labels)\n\n"
 
 
@@ -42,7 +61,9 @@ with a value whose shape the analysis sees change from one iteration to the next
   notebook) as in a function.
 
 Not reported: a pipeline whose elements are rows of in-memory arrays (every padded batch then has
-the same shape); the last, partial batch of a pipeline (at most one extra trace); calls made from
+the same shape), or sequences a map pads in Python to the length a later `filter` keeps them at
+(`if len(ids) < seq_length:` padding, `tf.size(x) <= max_length` filtering, the two lengths one
+value: every element has that length, in whichever module of the project the pipeline is built); the last, partial batch of a pipeline (at most one extra trace); calls made from
 inside another `tf.function` (traced once with it); loops that only inspect data; test files.
 """
     why_bad = """
@@ -155,8 +176,15 @@ to you.
             "ds = ds.padded_batch(2, padded_shapes=(AUDIO_MAXLEN, LABEL_MAXLEN))\n"
             "for speech, labels in ds:\n    predictions = eval_fwd(speech)\n"
         ),
+        # Padded in Python to the length the filter keeps: every element, and every batch, has one shape.
+        Valid(_TRANSLATION.format(pad="MAX_SEQ_LENGTH", decorator="@tf.function")),
     )
     invalid = (
+        # Padded to another length than the filter's: sequences between the two still vary.
+        Invalid(
+            _TRANSLATION.format(pad="64", decorator="@tf.function"),
+            fixed=_TRANSLATION.format(pad="64", decorator="@tf.function(reduce_retracing=True)"),
+        ),
         Invalid(
             _TF + _STEP + "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int32, tf.int32)).padded_batch(32)\n"
             "for tokens, labels in ds:\n    train_step(tokens, labels)\n",

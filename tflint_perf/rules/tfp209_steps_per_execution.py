@@ -49,7 +49,10 @@ constant or a flag default: one or two epochs are a demonstration) with a `batch
 (Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
-`steps_per_execution` (`target-version` below 2.4, or TensorFlow 1 code as TFP401 recognises it).
+`steps_per_execution` (`target-version` or the version inferred from the project's dependency files
+below 2.4: 2.2 and 2.3 have only `experimental_steps_per_execution`, 2.0 and 2.1 nothing; or
+TensorFlow 1 code as TFP401 recognises it). With the version unknown, the finding is made: set
+`target-version` for a project that declares its TensorFlow nowhere.
 Models the analysis cannot see whole (functional models, subclasses, loaded
 models, layers sized by variables) are not reported, nor are test files and evaluation or inference
 modules.
@@ -105,8 +108,12 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         # A callback that acts every batch (here: raises the learning rate) must keep running every batch.
         Valid(_MLP + "class ExpLR(tf.keras.callbacks.Callback):\n    def on_batch_end(self, batch, logs):\n        pass\n"
               "model.compile(optimizer='sgd', loss='mse')\nlr = ExpLR()\nmodel.fit(x, y, epochs=10, callbacks=[lr])\n"),
-        # TensorFlow 1 code: no `steps_per_execution` there.
+        # TensorFlow 2.3: only `experimental_steps_per_execution` there.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n", target_version=(2, 3)),
+        # dragen1860/TensorFlow-2.x-Tutorials 05-FashionMNIST/mnist_fit.py, on the TensorFlow 2.0 it targets.
+        Valid(_MLP + "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(60000).batch(100)\n"
+              "model.compile(optimizer='adam', loss='mse')\nmodel.fit(ds.repeat(), epochs=30, steps_per_epoch=500)\n",
+              target_version=(2, 0)),
         # The name is bound to another model by the time it is trained.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])\n"
               "model.compile(optimizer='sgd', loss='mse', steps_per_execution=8)\nmodel.fit(x, y, epochs=10)\n"),

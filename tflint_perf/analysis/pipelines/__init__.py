@@ -18,8 +18,8 @@ where they are consumed and what for.
 - ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
   pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
-  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``first_on_zip``, ``is_trivial_function``,
-  ``only_moves_values``).
+  ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``cheap_per_batch``, ``cached_after``,
+  ``first_on_zip``, ``is_trivial_function``, ``only_moves_values``).
 """
 
 from __future__ import annotations

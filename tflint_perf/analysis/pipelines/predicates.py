@@ -11,6 +11,7 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
@@ -44,8 +45,18 @@ LAYOUT_OPS = frozenset(
 BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
     {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
 )
+# What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
+# (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a
+# depth the code sets to a small number (`depth=10`; a vocabulary's size is not known to be small).
+CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
+_ONE_HOT = "tf.one_hot"
+_SMALL_DEPTH = 1000
+# Ops between a map and a `cache()` through which the cache fills on the first pass and serves every
+# later one (not `repeat`, which never ends the first pass, nor a random op, which TFP103 is about).
+_CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate"})
 _PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
+_UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
 _BATCHED_SOURCES = PREFETCHED_SOURCES
 _CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
@@ -80,7 +91,25 @@ class StatePredicates:
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
         if name not in IN_MEMORY_SOURCES:
             return True
-        return any(not self._regroups(op) for op in state.ops)
+        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+
+    def cheap_per_batch(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` is a map over the batches of in-memory arrays, the batches the consumer gets,
+        whose function only moves values around or does element-wise arithmetic on them
+        (`from_tensor_slices((x, y)).shuffle(n).batch(128).map(preprocess)` where `preprocess` casts,
+        scales, reshapes and one-hot encodes the batch): microseconds per batch, nothing to parallelise
+        and next to nothing to overlap. Decoding, image ops, `py_function` are work; so is a map after a
+        `batch` that only chunks a sequence (`batch(seq_len + 1).map(split).shuffle(n).batch(64)`: it
+        runs once per training example)."""
+        source = state.source
+        if call not in {op.call for op in state.ops if op.name in MAP_OPS} or source.kind != "call" \
+                or not isinstance(source.node, cst.Call) or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+            return False
+        if any(op.name in BATCHING_OPS | _UNBATCHING_OPS for op in state.ops_after(call)):
+            return False
+        function = argument(call, "map_func", 0)
+        return function is not None and self.runs_per_batch(state, call) and \
+            only_moves_values(function.value, self.model, self.scope_of(call), arithmetic=True)
 
     def _regroups(self, op: Op) -> bool:
         """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
@@ -91,6 +120,18 @@ class StatePredicates:
             return False
         name = self.model.call_name(transformation.value) or ""
         return name.rsplit(".", 1)[-1] in _REGROUPING_TRANSFORMATIONS and name.startswith(("tf.contrib.data.", "tf.data."))
+
+    def cached_after(self, state: State, call: cst.Call) -> bool:
+        """A `cache()` follows the op ``call`` with nothing between that keeps the cache from filling in
+        the first pass (`map(encode).filter(short).cache()`): from the second epoch on the cache serves
+        the results, so the op's function runs once per element in the whole run. A `repeat` before
+        the cache leaves the op running on every pass."""
+        for op in state.ops_after(call):
+            if op.name == "cache":
+                return True
+            if op.name not in _CACHE_TRANSPARENT:
+                return False
+        return False
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
@@ -228,12 +269,14 @@ def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo
 
 
 def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
-                      depth: int = 0) -> bool:
+                      depth: int = 0, arithmetic: bool = False) -> bool:
     """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
     `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
     (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
     to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
-string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed."""
+string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed. With ``arithmetic``,
+element-wise arithmetic and ops (``CHEAP_BATCH_OPS``: `x / 255.`, `tf.cast`, `tf.one_hot`) count as
+moving values too: what a map run once per batch may do for microseconds."""
     function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
     if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
             and expr.value.value == "self":
@@ -251,10 +294,10 @@ string formatting (`'box_%d' % level`); loops, and branches on settings, are all
         if isinstance(current, cst.If):
             stack.extend(c for c in (current.body, current.orelse) if c is not None)
             continue  # a choice on a setting (`if params['data_format'] == ...`)
-        if isinstance(current, cst.BinaryOperation) and not isinstance(
+        if isinstance(current, cst.BinaryOperation) and not arithmetic and not isinstance(
                 current.left, (cst.SimpleString, cst.FormattedString)):
             return False  # `x / 255.`: arithmetic on the batch (`'box_%d' % level` only formats a key)
-        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not (
+        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not arithmetic and not (
                 isinstance(current, cst.UnaryOperation) and isinstance(current.expression, (cst.Integer, cst.Float))):
             return False
         if not isinstance(current, cst.Call):
@@ -264,14 +307,24 @@ string formatting (`'box_%d' % level`); loops, and branches on settings, are all
         if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
             continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
         stack.extend(current.children)
-        if model.call_name(current) in BATCH_LAYOUT_OPS:
+        name = model.call_name(current)
+        if name in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
+            continue
+        if arithmetic and name == _ONE_HOT and _small_depth(model, current):
             continue
         if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
             continue
-        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1):
+        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1, arithmetic):
             continue
         return False
     return True
+
+
+def _small_depth(model: ModuleModel, call: cst.Call) -> bool:
+    """`tf.one_hot(y, depth=10)`: a depth the code sets (a literal, a constant) to a few classes."""
+    depth = argument(call, "depth", 1)
+    known = model.integer_values.integer(depth.value, model.site_of(call)) if depth is not None else None  # type: ignore[attr-defined]
+    return known is not None and known.value <= _SMALL_DEPTH
 
 
 def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:

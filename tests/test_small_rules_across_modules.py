@@ -1,0 +1,87 @@
+"""Small rules' classes that need the project around a file (issue 22, from the dragen1860 tutorials):
+a model class defined in another module of the project is a Keras model (TFP203), and sequences
+padded in one module to the length its filter keeps have one shape where another module trains (TFP207).
+
+Each test runs the real CLI on a project written to disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Set, Tuple
+
+from tests.conftest import run_cli
+
+# dragen1860/TensorFlow-2.x-Tutorials 06-CIFAR-VGG: `class VGG16(models.Model)` in network.py, and
+# main.py predicting on each 256-image batch of the test set inside the 250-epoch loop.
+_NETWORK = (
+    "from tensorflow.keras import layers, models\n\n"
+    "class VGG16({base}):\n    def __init__(self, input_shape):\n        super().__init__()\n"
+    "        self.dense = layers.Dense(10)\n\n    def call(self, x):\n        return self.dense(x)\n"
+)
+_MAIN = (
+    "import tensorflow as tf\nfrom tensorflow.keras import datasets\nfrom network import VGG16\n\n"
+    "def main():\n    (x, y), (x_test, y_test) = datasets.cifar10.load_data()\n"
+    "    test_loader = tf.data.Dataset.from_tensor_slices((x_test, y_test)).batch(256)\n"
+    "    model = VGG16([32, 32, 3])\n    metric = tf.keras.metrics.CategoricalAccuracy()\n"
+    "    for epoch in range(250):\n        for x, y in test_loader:\n"
+    "            logits = model.predict(x)\n            metric.update_state(y, logits)\n"
+)
+
+
+def _findings(root: Path, code: str) -> Set[Tuple[str, int]]:
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", code, ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return {(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(result.stdout)}
+
+
+def _project(tmp_path: Path, files: dict) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_predict_on_a_model_class_of_another_module_in_a_loop_is_reported(tmp_path):
+    root = _project(tmp_path, {"network.py": _NETWORK.format(base="models.Model"), "main.py": _MAIN})
+    assert _findings(root, "TFP203") == {("main.py", 12)}
+
+
+def test_predict_on_another_modules_class_that_is_no_keras_model_is_silent(tmp_path):
+    # A class of the same name that derives from no Keras model (a scikit-learn-like wrapper).
+    root = _project(tmp_path, {"network.py": _NETWORK.format(base="object"), "main.py": _MAIN})
+    assert _findings(root, "TFP203") == set()
+
+
+# dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT: tokenizer.py builds the pipeline,
+# bert_train.py iterates it in its epoch loop and calls a `tf.function` on each batch.
+_TOKENIZER = (
+    "import numpy as np\nimport tensorflow as tf\n\n"
+    "def get_tokenizer(tokenizer, MAX_SEQ_LENGTH, BATCH_SIZE):\n    examples = tf.data.TFRecordDataset('train.tfrecord')\n\n"
+    "    def encode(zh, en, seq_length=MAX_SEQ_LENGTH):\n        lang1 = tokenizer.encode(zh.numpy())\n"
+    "        if len(lang1) < seq_length:\n            lang1 = lang1 + list(np.zeros(seq_length - len(lang1), 'int32'))\n"
+    "        lang2 = tokenizer.encode(en.numpy())\n"
+    "        if len(lang2) < seq_length:\n            lang2 = lang2 + list(np.zeros(seq_length - len(lang2), 'int32'))\n"
+    "        return lang1, lang2\n\n"
+    "    def filter_max_length(x, y, max_length={bound}):\n"
+    "        return tf.logical_and(tf.size(x) <= max_length, tf.size(y) <= max_length)\n\n"
+    "    ds = examples.map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))\n"
+    "    ds = ds.filter(filter_max_length).cache()\n"
+    "    return ds.shuffle(20000).padded_batch(BATCH_SIZE, padded_shapes=([-1], [-1]), drop_remainder=True)\n"
+)
+_BERT_TRAIN = (
+    "import tensorflow as tf\nfrom tokenizer import get_tokenizer\n\n"
+    "train_dataset = get_tokenizer(tokenizer, 128, 64)\n\n"
+    "@tf.function\ndef train_step(inp, tar):\n    return model(inp, tar)\n\n"
+    "for epoch in range(4):\n    for (batch, (inp, tar)) in enumerate(train_dataset):\n        train_step(inp, tar)\n"
+)
+
+
+def test_sequences_padded_in_another_module_to_the_filtered_length_trace_once(tmp_path):
+    root = _project(tmp_path, {"tokenizer.py": _TOKENIZER.format(bound="MAX_SEQ_LENGTH"), "bert_train.py": _BERT_TRAIN})
+    assert _findings(root, "TFP207") == set()
+
+
+def test_sequences_filtered_to_another_length_than_their_padding_are_reported(tmp_path):
+    root = _project(tmp_path, {"tokenizer.py": _TOKENIZER.format(bound="40"), "bert_train.py": _BERT_TRAIN})
+    assert _findings(root, "TFP207") == {("bert_train.py", 12)}
