@@ -12,9 +12,12 @@ from __future__ import annotations
 import textwrap
 from typing import List, Optional
 
+import libcst as cst
 import pytest
 
 from tests.conftest import fix
+from tflint_perf.analysis.analyses import AnalysedModule
+from tflint_perf.fixes.building import wrapped_keyword_argument
 from tflint_perf.text.parsing import parse
 from tflint_perf.text.layout import line_limit, too_long
 
@@ -346,3 +349,19 @@ def test_all_fixes_together_on_a_multiline_pipeline(codes):
             )
             model.fit(ds, epochs=5)
     """)
+
+
+def test_the_wrapped_keyword_generates_each_arguments_code_once(monkeypatch):
+    module = parse(TF + "ds = ds.map(decode, augment, deterministic=True)\n")
+    call = module.body[1].body[0].value
+    generated: List[cst.CSTNode] = []
+    code_for_node = cst.Module.code_for_node
+
+    def counted(self, node):
+        generated.append(node)
+        return code_for_node(self, node)
+
+    monkeypatch.setattr(cst.Module, "code_for_node", counted)
+    edits = wrapped_keyword_argument(AnalysedModule(module), call, "num_parallel_calls", "tf.data.AUTOTUNE")
+    assert edits is not None and len(edits) == 4  # a line break before each argument, and the keyword
+    assert generated == list(call.args)

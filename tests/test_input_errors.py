@@ -5,10 +5,11 @@ cached like any other finding."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 
 BAD = "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nmodel.fit(ds)\n"
 GOOD = "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"
@@ -178,3 +179,37 @@ def test_code_libcst_builds_then_rejects_is_a_syntax_error(tmp_path):
     assert result.returncode == 1 and "internal error" not in result.stderr
     assert result.stdout.startswith("mixed.py:2:")  # Python's place (its column differs between versions)
     assert ": TFP002 SyntaxError: cannot mix bytes and nonbytes literals" in result.stdout.splitlines()[0]
+
+
+# No text found by mutating real files (some 3.4 million mutations) makes LibCST raise anything but
+# what text/parsing.py turns into a syntax error, so the parser is made to fail on a marker: in the
+# real command line's processes (workers included), through a sitecustomize module on their path.
+PARSER_BUG = '''
+import libcst
+
+_parse_module = libcst.parse_module
+
+
+def _failing_on_marker(source, *args, **kwargs):
+    if "# parser-bug" in source:
+        raise IndexError("a parser bug")
+    return _parse_module(source, *args, **kwargs)
+
+
+libcst.parse_module = _failing_on_marker
+'''
+
+
+def test_a_parser_bug_names_its_file_and_the_other_files_are_still_checked(tmp_path):
+    patch = tmp_path / "patch"
+    patch.mkdir()
+    (patch / "sitecustomize.py").write_text(PARSER_BUG)
+    (tmp_path / "broken.py").write_text("import tensorflow as tf  # parser-bug\n")
+    (tmp_path / "train.py").write_text(BAD)
+    result = run_cli("check", "--no-cache", "broken.py", "train.py", cwd=tmp_path,
+                     env={"PYTHONPATH": os.pathsep.join([str(patch), str(REPO)])})
+    assert result.returncode == 2, result.stderr  # ruff's exit code for an internal error
+    assert "broken.py: error: internal error in tflint-perf: IndexError: a parser bug (please report this)" \
+        in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "train.py:2:" in result.stdout  # the file after it is still checked

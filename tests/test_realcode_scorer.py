@@ -35,7 +35,7 @@ def test_reports_match_labels_by_tree_path_cell_code_and_line_range(labels):
         Report("a+b", "train.py", 40, None, "TFP101", "m"),
     ]
     matched, unlabelled, unreported = match(reports, labels)
-    assert {report.line for report in matched} == {11, 21, 3}
+    assert {report.line for report, _ in matched} == {11, 21, 3}
     assert [(report.cell, report.line) for report in unlabelled] == [(5, 3), (None, 40)]
     assert {label.path for label in unreported} == {"eval.py", "other.py"}
 
@@ -44,6 +44,23 @@ def test_a_label_counts_once_when_a_site_is_reported_twice(labels):
     reports = [Report("a+b", "train.py", 10, None, "TFP101", "m"), Report("a+b", "train.py", 11, None, "TFP101", "m")]
     matched, unlabelled, _ = match(reports, labels)
     assert len(matched) == 1 and len(unlabelled) == 1
+
+
+def test_identical_reports_each_count_and_each_takes_a_label_of_its_own(tmp_path):
+    # Two calls on one line, one under each of two labels a line apart: the same rule, file, line and
+    # message twice. Each report counts; the second takes the other label, not the first's.
+    (tmp_path / "TFP.csv").write_text(
+        "repo,path,line,cell,code,verdict,reason\n"
+        "a+b,train.py,10,,TFP101,should-flag,the first call\n"
+        "a+b,train.py,11,,TFP101,should-flag,the second call\n"
+        "a+b,train.py,30,,TFP102,should-not-flag,one site reported twice\n",
+        encoding="utf-8")
+    twice = Report("a+b", "train.py", 10, None, "TFP101", "m")
+    once_more = Report("a+b", "train.py", 30, None, "TFP102", "m")
+    scores, matched, unlabelled, unreported = score([twice, twice, once_more, once_more], load_labels(tmp_path))
+    assert (scores["TFP101"].reports, scores["TFP101"].true_positives, scores["TFP101"].false_negatives) == (2, 2, 0)
+    assert (scores["TFP102"].reports, scores["TFP102"].false_positives) == (2, 1) and unlabelled == [once_more]
+    assert len(matched) == 3 and unreported == []
 
 
 def test_precision_and_recall_per_rule(labels):

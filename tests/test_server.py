@@ -226,3 +226,51 @@ def test_without_pygls_the_server_says_so() -> None:
                             env={"PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL)
     assert result.returncode == 2
     assert "pip install" in result.stderr and "pygls" in result.stderr
+
+
+@pytest.mark.asyncio
+async def test_an_untitled_buffer_is_checked_alone_with_the_folders_settings(tmp_path: Path) -> None:
+    # As ruff's server: a buffer not yet saved is checked, in a one-folder workspace with the settings
+    # of a file at the folder's top (here its config turns unsafe fixes on), with no project around it.
+    (tmp_path / "pyproject.toml").write_text("[tool.tflint-perf]\nunsafe-fixes = true\n")
+    untitled = "untitled:Untitled-1"
+    async with serving(tmp_path) as client:
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=untitled, language_id="python", version=1, text=RANDOM)))
+        items = await published(client, untitled, lambda items: bool(items))
+        assert codes(items) == ["TFP102"]
+        fix = next(a for a in await actions_at(client, untitled, items[0]) if a.title.startswith("Fix TFP102"))
+        assert "(unsafe)" in fix.title  # a random augmentation: unsafe, offered as the folder's config says
+        fixed = apply_edits(RANDOM, fix.edit.changes[untitled])
+        assert ".map(\n    augment,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)" in fixed
+
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=untitled, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        assert await published(client, untitled, lambda items: not items) == []
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=untitled)))
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["pyproject.toml"]  # nothing written
+        # A plain-text buffer is not Python: never checked.
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri="untitled:Untitled-2", language_id="plaintext", version=1, text=RANDOM)))
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri="untitled:Untitled-3", language_id="python", version=1, text=TRAIN)))
+        await published(client, "untitled:Untitled-3", lambda items: bool(items))
+        assert "untitled:Untitled-2" not in client.diagnostics
+
+
+def test_an_untitled_buffer_outside_one_folder_gets_the_editors_settings_over_the_defaults(tmp_path: Path) -> None:
+    from tflint_perf.faces.server.settings import SettingsStore
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text("[tool.tflint-perf]\nignore = ['TFP102']\n")
+    store = SettingsStore()
+    store.set_editor({"settings": {"unsafeFixes": True}})
+    alone = store.for_untitled("Untitled-1", [first])
+    assert alone.config_file == first / "pyproject.toml" and "TFP102" not in alone.selected_codes()
+    for folders in ([first, second], []):  # which folder's would it be? none: the defaults
+        fallback = store.for_untitled("Untitled-1", folders)
+        assert fallback.config_file is None and fallback.unsafe_fixes and "TFP102" in fallback.selected_codes()

@@ -85,16 +85,17 @@ def _key(item) -> Key:
     return (item.repo, item.path, item.cell, item.code)
 
 
-def match(reports: Iterable[Report], labels: Iterable[Label]) -> Tuple[Dict[Report, Label], List[Report], List[Label]]:
+def match(reports: Iterable[Report], labels: Iterable[Label]) -> Tuple[List[Tuple[Report, Label]], List[Report], List[Label]]:
     """Pair each report with the label that covers it; the unlabelled reports; the labels nothing reported.
 
     A label is matched by at most one report (the nearest), so one site reported twice counts one true
-    positive and leaves the other report unlabelled.
+    positive and leaves the other report unlabelled. Every report counts, identical ones too (same
+    rule, file, line and message: two calls on one line): they are paired as a list, not keyed.
     """
     by_key: Dict[Key, List[Label]] = {}
     for label in labels:
         by_key.setdefault(_key(label), []).append(label)
-    matched: Dict[Report, Label] = {}
+    matched: List[Tuple[Report, Label]] = []
     taken = set()
     unlabelled = []
     for report in sorted(reports, key=lambda r: (r.repo, r.path, r.cell or 0, r.line, r.code)):
@@ -107,7 +108,7 @@ def match(reports: Iterable[Report], labels: Iterable[Label]) -> Tuple[Dict[Repo
             continue
         best = min(candidates, key=lambda label: (not (label.first <= report.line <= label.last), abs(label.first - report.line)))
         taken.add(id(best))
-        matched[report] = best
+        matched.append((report, best))
     missed = [label for labels_ in by_key.values() for label in labels_ if id(label) not in taken]
     return matched, unlabelled, missed
 
@@ -132,7 +133,8 @@ class Score:
         return self.true_positives / flagged if flagged else None
 
 
-def score(reports: List[Report], labels: List[Label]) -> Tuple[Dict[str, Score], Dict[Report, Label], List[Report], List[Label]]:
+def score(reports: List[Report], labels: List[Label]
+          ) -> Tuple[Dict[str, Score], List[Tuple[Report, Label]], List[Report], List[Label]]:
     matched, unlabelled, unreported = match(reports, labels)
     scores: Dict[str, Score] = {}
 
@@ -141,7 +143,7 @@ def score(reports: List[Report], labels: List[Label]) -> Tuple[Dict[str, Score],
 
     for report in reports:
         of(report.code).reports += 1
-    for report, label in matched.items():
+    for report, label in matched:
         entry = of(label.code)
         entry.labelled += 1
         if label.should_flag:

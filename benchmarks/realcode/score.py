@@ -123,7 +123,7 @@ def main() -> int:
           f"{figure(true_positives / should_flag if should_flag else None):>6} {len(unlabelled):10}")
 
     by_site = lambda item: (item[0], item[1].code)  # noqa: E731 -- two rules' labels can share a site
-    false_positives = sorted(((label.where(), label) for report, label in matched.items() if not label.should_flag), key=by_site)
+    false_positives = sorted(((label.where(), label) for report, label in matched if not label.should_flag), key=by_site)
     if false_positives:
         print("\nfalse positives (reported, labelled should-not-flag):")
         for where, label in false_positives:

@@ -66,8 +66,10 @@ def process_bytes(data: bytes, name: str, path: Path, settings: Settings, mode: 
 
 
 def process_text(text: str, name: str, path: Path, settings: Settings, mode: Mode, explicit: bool = True,
-                 result: Optional[FileResult] = None) -> FileResult:
-    """``process_bytes`` for a text already decoded (an editor's buffer: the language server)."""
+                 result: Optional[FileResult] = None, in_project: bool = True) -> FileResult:
+    """``process_bytes`` for a text already decoded (an editor's buffer: the language server).
+    ``in_project=False`` checks the text alone, with no module of a project around it (an editor's
+    untitled buffer: ``path`` is only its name)."""
     result = result if result is not None else FileResult(name)
     codes: Set[str] = settings.codes_for(relative_to_root(path, settings))
     if not text.strip():
@@ -77,7 +79,7 @@ def process_text(text: str, name: str, path: Path, settings: Settings, mode: Mod
     if path.suffix == NOTEBOOK_SUFFIX:
         return _process_notebook(result, text, settings, codes, mode, explicit, path)
     result.text = text
-    outcome = _check(result, text, settings, codes, mode, path)
+    outcome = _check(result, text, settings, codes, mode, path if in_project else None)
     if outcome is not None:
         result.diagnostics = outcome.remaining
         result.fixed = outcome.fixed

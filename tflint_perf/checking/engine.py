@@ -66,13 +66,12 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
            buffer: Optional[Buffer]) -> List[Diagnostic]:
     if path is None:
         session = None
-    model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
-    if model is not None:
-        module = model.module
-    else:
-        module = buffer.parse(text, parse_in_thread) if buffer is not None else parse_in_thread(text)
     try:
-        if model is None:
+        model = session.known(path, text) if session is not None else None  # type: ignore[arg-type]
+        if model is not None:
+            module = model.module
+        else:
+            module = buffer.parse(text, parse_in_thread) if buffer is not None else parse_in_thread(text)
             model = session.adopt(path, text, module) if session is not None else AnalysedModule(module)  # type: ignore[arg-type]
         context = RuleContext(model, settings, filename)
         findings: List[Finding] = []
@@ -85,6 +84,8 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
         if not findings:
             return []
         diagnostics = _locate(module, text, filename, findings, tree, buffer)  # positions recurse as deeply as the model
+    except ParseError:
+        raise  # the input's fault, reported as a syntax error
     except RecursionError:
         raise ParseError("nested too deeply to analyse") from None
     except Exception as error:  # noqa: BLE001 - reported as an internal error, never a crash

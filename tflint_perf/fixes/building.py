@@ -113,12 +113,13 @@ def wrapped_keyword_argument(model: ModuleModel, call: cst.Call, keyword: str, v
     last = call.args[-1]
     if isinstance(last.comma, cst.Comma) or not _empty(last.whitespace_after_arg):
         return None
-    if any("\n" in model.module.code_for_node(arg) or "\r" in model.module.code_for_node(arg) for arg in call.args):
-        return None
+    for arg in call.args:
+        code = model.module.code_for_node(arg)  # generated once per argument: it costs a tree walk
+        if "\n" in code or "\r" in code:
+            return None
     unit = model.module.default_indent
     return (
-        NodeEdit(call.args[0], "before", f"\n{unit}", indented=True),
-        *(NodeEdit(arg, "before", f"\n{unit}", indented=True) for arg in call.args[1:]),
+        *(NodeEdit(arg, "before", f"\n{unit}", indented=True) for arg in call.args),
         NodeEdit(last.value, "after", f",\n{unit}{keyword}={value},\n", indented=True),
     )
 

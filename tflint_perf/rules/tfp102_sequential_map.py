@@ -97,6 +97,17 @@ function in parallel changes which element gets which random draw and when side 
 happen. Memory grows by the number of elements in flight. On a `target-version` before 1.13 no
 `AUTOTUNE` spelling is certain to exist, and no fix is offered (a number of calls would be a guess).
 
+An `interleave` whose `cycle_length` is not a positive number the code states (absent, AUTOTUNE,
+or a value the analysis cannot follow) is **unsafe** too, even with a stateless function, because
+the fix reorders its elements: TensorFlow picks the cycle length itself, the number of cores for a
+sequential interleave but a third of them (rounded up) for a parallel one, so the parallel one
+interleaves fewer inputs at a time. On 2 cores,
+`Dataset.range(4).interleave(lambda x: Dataset.from_tensors(x).repeat(3))` gives
+`0 1 0 1 0 1 2 3 2 3 2 3`, and `0 0 0 1 1 1 2 2 2 3 3 3` with `num_parallel_calls=AUTOTUNE`. A
+training loop that depends on how the inputs are mixed (files of different classes, shards meant to
+be shuffled by interleaving) then sees another mix. With a stated `cycle_length` the order is kept
+(`deterministic` defaults to true).
+
 The keyword goes after the last argument; on a line of its own when the arguments are written one
 per line, and with the call broken at its brackets (one argument per line) when adding it would
 make the line longer than the file's longest line and 88 characters.
@@ -219,6 +230,20 @@ first and map the batch instead. A map that must stay sequential to save memory 
             fixed="import tensorflow as tf2\nfiles = tf2.data.Dataset.list_files('*.tfrecord')\n"
             "ds = files.interleave(\n    tf2.data.TFRecordDataset,\n    cycle_length=4,\n    num_parallel_calls=tf2.data.AUTOTUNE,\n)\n",
         ),
+        # No cycle_length: the runtime's, which the fix changes (cores, then a third of them), reorders.
+        Invalid(
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+            "ds = files.interleave(tf.data.TFRecordDataset)\n",
+            fixed=None,
+        ),
+        Invalid(
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+            "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=tf.data.AUTOTUNE)\n",
+            unsafe=True,
+            fixed="import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+            "ds = files.interleave(\n    tf.data.TFRecordDataset,\n    cycle_length=tf.data.AUTOTUNE,\n"
+            "    num_parallel_calls=tf.data.AUTOTUNE,\n)\n",
+        ),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
@@ -246,7 +271,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states
-            )
+            ) or op.name == "interleave" and not _states_cycle_length(context, call)
             stateful = effects.stateful
             rewritten = op.name == "map" and effects.provably_stateless
             if rewritten and _parallelises_stateless_maps(context):
@@ -267,6 +292,18 @@ first and map the batch instead. A map that must stay sequential to save memory 
         wrapped = wrapped_keyword_argument(context.model, call, "num_parallel_calls", spelling[0])
         return FixPlan(SAFE if safe else UNSAFE, f"Pass `num_parallel_calls={spelling[0]}`", (edit,), spelling[1],
                        wrapped)
+
+
+def _states_cycle_length(context: RuleContext, call: cst.Call) -> bool:
+    """Whether an ``interleave`` call's ``cycle_length`` is a positive number the code states. Left
+    to the runtime (absent, or AUTOTUNE), it is the number of cores for a sequential interleave and a
+    third of them for a parallel one (TensorFlow's ``ComputeCycleLength``): the fix then interleaves
+    fewer inputs at a time and the elements come out in another order."""
+    cycle_length = argument(call, "cycle_length", 1)
+    if cycle_length is None:
+        return False
+    known = context.model.integer_values.integer(cycle_length.value, context.model.site_of(call))
+    return known is not None and known.value > 0
 
 
 def _parallelises_stateless_maps(context: RuleContext) -> bool:

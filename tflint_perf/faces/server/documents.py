@@ -26,13 +26,16 @@ from tflint_perf.text.parsing import InternalError, ParseError
 
 @dataclass
 class Document:
-    """An open file (``cells`` None) or notebook, as the editor holds it."""
+    """An open file (``cells`` None) or notebook, as the editor holds it. An untitled buffer (an
+    ``untitled:`` URI) has no place on disk: its ``path`` is only its name, and it is checked alone,
+    in no project's workspace."""
 
     uri: str
     path: Path
     version: Optional[int]
     text: str  # a notebook's: its cells as .ipynb JSON (notebooks.document_json)
     cells: Optional[List[Cell]] = None
+    untitled: bool = False
 
     @property
     def name(self) -> str:
@@ -67,12 +70,14 @@ class Documents:
         """Open or change a document: its text becomes the module's content in its workspace.
         Returns the modules whose models were dropped (itself and those depending on it)."""
         self.open[document.uri] = document
+        if document.untitled:
+            return set()  # no module imports a buffer that has no file
         return self._workspace(document.path).update(document.path, document.text)
 
     def close(self, uri: str) -> Set[Path]:
         document = self.open.pop(uri, None)
         self.checked.pop(uri, None)
-        if document is None:
+        if document is None or document.untitled:
             return set()
         return self._workspace(document.path).update(document.path, None)
 
@@ -90,10 +95,10 @@ class Documents:
 
     def open_at(self, paths: Set[Path]) -> List[Document]:
         resolved = {p.resolve() for p in paths}
-        return [d for d in self.open.values() if d.path.resolve() in resolved]
+        return [d for d in self.open.values() if not d.untitled and d.path.resolve() in resolved]
 
     def _open_paths(self) -> List[Path]:
-        return [d.path for d in self.open.values()]
+        return [d.path for d in self.open.values() if not d.untitled]
 
     # -- checking ---------------------------------------------------------------------------------
     def settings_for(self, path: Path) -> Settings:
@@ -107,15 +112,21 @@ class Documents:
             root = folder_of(path, self.folders)
         return workspace_for(path, root)
 
+    def _settings_of(self, document: Document) -> Settings:
+        if document.untitled:
+            return self.settings.for_untitled(document.name, self.folders)
+        return self.settings_for(document.path)
+
     def check(self, document: Document) -> Checked:
         """Check a document as it is now (answered from memory when nothing it depends on changed).
         Raises nothing for the input's faults: a bad config is ``config_error``."""
         try:
-            settings = self.settings_for(document.path)
+            settings = self._settings_of(document)
         except ConfigError as problem:
             checked = Checked(document.version, document.text, None, config_error=str(problem))
         else:
-            result = process_text(document.text, document.name, document.path, settings, Mode(), explicit=False)
+            result = process_text(document.text, document.name, document.path, settings, Mode(), explicit=False,
+                                  in_project=not document.untitled)
             checked = Checked(document.version, document.text, settings, result)
         self.checked[document.uri] = checked
         return checked
@@ -125,7 +136,8 @@ class Documents:
         if checked.settings is None:
             return None
         mode = Mode(fix=True, unsafe=checked.settings.unsafe_fixes)
-        result = process_text(checked.text, document.name, document.path, checked.settings, mode, explicit=False)
+        result = process_text(checked.text, document.name, document.path, checked.settings, mode, explicit=False,
+                              in_project=not document.untitled)
         return result.fixed_text
 
     def module_diagnostics(self, document: Document, module: str, settings: Settings) -> Optional[List[Diagnostic]]:

@@ -15,6 +15,7 @@ import logging
 import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Set
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -30,6 +31,7 @@ from tflint_perf.faces.server.settings import SettingsStore, editor_settings, is
 from tflint_perf.text.notebook import NOTEBOOK_SUFFIX
 
 DEBOUNCE_S = 0.15
+UNTITLED = "untitled"  # the URI scheme of an editor's buffer that has no file yet
 CHECKED_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 SETTINGS_SECTION = "tflint-perf"
 WATCHED = ("**/*.py", "**/*.ipynb", "**/pyproject.toml", "**/setup.cfg", "**/setup.py", "**/requirements*.txt",
@@ -87,10 +89,24 @@ class TflintPerfServer(LanguageServer):
             cells = cells_of(notebook, lambda cell: self.workspace.get_text_document(cell).source)
             return Document(notebook.uri, path, notebook.version, document_json(cells), cells)
         path = _path(uri)
-        if path is None or not path.name.endswith(CHECKED_SUFFIXES) or path.suffix == NOTEBOOK_SUFFIX:
+        if path is None:
+            return self._untitled(uri)
+        if not path.name.endswith(CHECKED_SUFFIXES) or path.suffix == NOTEBOOK_SUFFIX:
             return None
         text_document = self.workspace.get_text_document(uri)
         return Document(uri, path, text_document.version, text_document.source)
+
+    def _untitled(self, uri: str) -> Optional[Document]:
+        """A new buffer not yet saved (``untitled:Untitled-1``), when it is Python: named by its URI's
+        last part, checked alone (ruff's server checks them too)."""
+        scheme, _, rest = uri.partition(":")
+        if scheme != UNTITLED or uri not in self.workspace.text_documents:
+            return None
+        text_document = self.workspace.get_text_document(uri)
+        name = unquote(rest).rstrip("/").rsplit("/", 1)[-1] or rest
+        if text_document.language_id != "python" and not name.endswith((".py", ".pyi")):
+            return None
+        return Document(uri, Path(name), text_document.version, text_document.source, untitled=True)
 
     def take(self, uri: str, delay: float) -> None:
         """The editor's text of ``uri`` is the module's content now; check it after ``delay`` and then

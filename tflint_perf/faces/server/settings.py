@@ -56,14 +56,17 @@ class SettingsStore:
     def __init__(self) -> None:
         self.editor: Dict[str, Any] = {}
         self._loaded: Dict[Path, Union[Settings, ConfigError]] = {}  # per directory, until ``forget``
+        self._fallback: Optional[Union[Settings, ConfigError]] = None  # an untitled buffer's, outside any folder
 
     def set_editor(self, raw: Any) -> None:
         self.editor = editor_settings(raw)
         self._loaded.clear()
+        self._fallback = None
 
     def forget(self) -> None:
         """A config or dependency file changed: read them again on the next question."""
         self._loaded.clear()
+        self._fallback = None
         forget_inferred_versions()
 
     @property
@@ -83,7 +86,22 @@ class SettingsStore:
             raise known
         return known
 
-    def _layered(self, config: Optional[Path], folder: Path) -> Settings:
+    def for_untitled(self, name: str, folders: List[Path]) -> Settings:
+        """An untitled buffer's settings, as ruff's server gives them: in a workspace of one folder, a
+        file's at the top of that folder; else the editor's over the defaults (which folder would it
+        be in?)."""
+        if len(folders) == 1:
+            return self.for_path(folders[0] / name, folders[0])
+        if self._fallback is None:
+            try:
+                self._fallback = self._layered(None, None)
+            except ConfigError as problem:
+                self._fallback = problem
+        if isinstance(self._fallback, ConfigError):
+            raise self._fallback
+        return self._fallback
+
+    def _layered(self, config: Optional[Path], folder: Optional[Path]) -> Settings:
         settings = load_config(config, root=folder)
         editor = self.editor
         lists = {}
