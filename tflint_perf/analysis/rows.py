@@ -109,6 +109,13 @@ class Rows:
             return again(expr.left)  # `x / 255`: scaled, the same rows
         if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
             return again(expr.elements[0].value)  # several inputs of one model: they share the batch dimension
+        if isinstance(expr, cst.Dict):
+            # `{"decoder_initial_state": state, "decoder_input": np.zeros((1, n))}`: named inputs of one
+            # model share the batch dimension; the first whose rows are known says them.
+            for element in expr.elements:
+                rows = again(element.value) if isinstance(element, cst.DictElement) else UNKNOWN
+                if rows != UNKNOWN:
+                    return rows
         return UNKNOWN
 
     def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], again) -> str:
@@ -160,7 +167,11 @@ class Rows:
         return None
 
     def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
-        """The first dimension of a shape written as a tuple or a list."""
+        """The first dimension of a shape written as a tuple or a list, or named once (`shape = (1, n)`)."""
+        if isinstance(shape, cst.Name):
+            bindings = self.model.scope_bindings(shape.value, scope)[1]
+            if len(bindings) == 1 and bindings[0].kind == "assign":
+                shape = bindings[0].value
         if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
             return self._integer(shape.elements[0].value, scope)
         return None

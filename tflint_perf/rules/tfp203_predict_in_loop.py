@@ -33,7 +33,8 @@ Checks for `model.predict(x)` inside a `for` or `while` loop (or inside a functi
 file calls from one) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
-of one sentence, one item of an array, or one element (a batch) of what the loop iterates. An
+of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
+of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
 parameter) is not reported: `predict` is built for large inputs. How big an input is comes from

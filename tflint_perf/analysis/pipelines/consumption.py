@@ -46,7 +46,10 @@ ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
 # `ds`, read per step through `get_next()` in the session loop.
 INITIALIZER_METHODS = frozenset({"make_initializer"})
 # `writer.write(ds)` (tf.data.experimental.TFRecordWriter), `model.adapt(ds)`: methods taking a pipeline once.
-ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write"})
+# `index.index_from_dataset(candidates.map(tower))` (TensorFlow Recommenders' BruteForce and ScaNN) reads
+# the candidates once to build a retrieval index. (Its `Streaming` layer keeps the pipeline and scans it
+# per query; users meet that one inside a metric, below, not by hand.)
+ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write", "index_from_dataset"})
 INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
 ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
@@ -93,7 +96,10 @@ class ConsumerRecognition:
             self.consume(call, "one-off", f"{method}()", receiver, Purpose.ONE_OFF)
             return True
         if method in ONE_OFF_ARGUMENT_METHODS and args and isinstance(args[0], Pipeline):
-            self.consume(call, "one-off", f"{method}()", args[0], Purpose.ONE_OFF)
+            for value in [args[0], *self._zipped_inputs(args[0])]:
+                self.consume(call, "one-off", f"{method}()", value, Purpose.ONE_OFF)
+            return True
+        if self._consumed_by_metric(call, dotted_text(call.func) or method, args):
             return True
         if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
             self.consume(call, "iterator", f"{method}()", receiver, self._tf1_iterator_purpose(call, Purpose.TRAINING))
@@ -113,6 +119,16 @@ class ConsumerRecognition:
         if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()", args):
             return True
         return False
+
+    def _consumed_by_metric(self, call: cst.Call, name: str, args: List[Value]) -> bool:
+        """``tfrs.metrics.FactorizedTopK(candidates=movies.batch(128).map(tower))``: a metric scans the
+        pipeline it is given each time it is computed; that is evaluation, not the training input.
+        ``name``: the callee as resolved or spelled (a metrics module of a library not tracked)."""
+        if not _is_metric_api(name) or not any(_holds_pipeline(value) for value in args):
+            return False
+        for value in args:
+            self.consume(call, "metric", f"{name.rsplit('.', 1)[-1]}()", value, Purpose.EVALUATION)
+        return True
 
     def _consume_input_fn(self, call: cst.Call, description: str, args: List[Value]) -> bool:
         """``estimator.train(input_fn=train_input_fn)``, ``TrainSpec(input_fn=...)``: the pipeline the
@@ -167,6 +183,8 @@ class ConsumerRecognition:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return True
         if api in TRAIN_SPEC_APIS and self._consume_input_fn(call, api.rsplit(".", 1)[-1] + "()", args):
+            return True
+        if self._consumed_by_metric(call, api, args):
             return True
         if api in ITERATOR_FUNCTIONS and args:
             self.consume(call, "iterator", api.rsplit(".", 1)[-1] + "()", args[0],
@@ -242,6 +260,20 @@ class ConsumerRecognition:
             self.consumptions.append(Consumption(node, kind, description, real, purpose, role))
         if symbolic:
             self.param_consumptions.append(Consumption(node, kind, description, symbolic, purpose, role))
+
+
+    def _zipped_inputs(self, value: Pipeline) -> List[Value]:
+        """``Dataset.zip((titles, titles.map(tower)))`` starts a pipeline of its own; a one-off pass over
+        it (``index.index_from_dataset(zip(...))``) reads the zipped pipelines once too, ops and all.
+        (Only there: for every consumer, zipped inputs that other consumers read for training or
+        inspection would change which consumptions decide, a wider change left for its own tests.)"""
+        inputs: List[Value] = []
+        for state in value.states:
+            source = state.source.node
+            if (state.is_real and isinstance(source, cst.Call)
+                    and self.model.call_name(source) == "tf.data.Dataset.zip"):
+                inputs.extend(self.eval(arg.value) for arg in source.args if arg.keyword is None)
+        return inputs
 
 
 class ConsumptionQueries:
@@ -376,6 +408,11 @@ class _WithItemNames(cst.CSTVisitor):
         for item in node.items:
             if isinstance(item.item, cst.Call):
                 self.names.append(dotted_text(item.item.func) or "")
+
+
+def _is_metric_api(api: str) -> bool:
+    """A class or function of a `metrics` module (`tf.keras.metrics.AUC`, `tfrs.metrics.FactorizedTopK`)."""
+    return "metrics" in api.split(".")[:-1]
 
 
 def _holds_pipeline(value: Value) -> bool:

@@ -21,8 +21,9 @@ from typing import Callable, Dict, FrozenSet, List, Sequence
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
 from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
 from tflint_perf.analysis.purpose import Purpose
@@ -58,8 +59,20 @@ class PipelineIntent:
             return not self.iterated_once(consumption)
         nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
-        # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there.
-        return nested and any(self.loop_purpose(outer) is Purpose.TRAINING for outer in self._loops_around(consumption.node))
+        # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there; not
+        # `for model in models: model.fit(train, epochs=5); model.evaluate(test)`, once per trained model.
+        return nested and any(
+            self.loop_purpose(outer) is Purpose.TRAINING and not self._fits_several_epochs(outer)
+            for outer in self._loops_around(consumption.node)
+        )
+
+    def _fits_several_epochs(self, loop: cst.CSTNode) -> bool:
+        """The loop trains through ``fit`` calls that each run several epochs (``epochs=8``, ``epochs=epochs``),
+        not one (``epochs=1``, the default, or ``initial_epoch=e, epochs=e + 1``): each iteration trains a
+        whole run (repeated runs, a model per configuration), and what it evaluates runs once per run."""
+        fits = [call for call in self._loop_calls.get(loop, [])
+                if (dotted_text(call.func) or "").rsplit(".", 1)[-1] == "fit"]
+        return bool(fits) and all(_several_epochs(call) for call in fits)
 
     def evaluated_every_epoch(self, call: cst.Call) -> bool:
         """Some pipeline holding op ``call`` is evaluation the model waits on every epoch."""
@@ -104,3 +117,10 @@ class PipelineIntent:
         return outer
 
 
+def _several_epochs(fit: cst.Call) -> bool:
+    """``model.fit(...)`` runs more than one epoch per call: ``epochs`` given (Keras' fourth positional)
+    and not the literal 1, and no ``initial_epoch`` (which makes ``epochs`` the index to stop at)."""
+    if keyword_argument(fit, "initial_epoch") is not None:
+        return False
+    epochs = argument(fit, "epochs", 3)
+    return epochs is not None and int_literal(epochs.value) != 1
