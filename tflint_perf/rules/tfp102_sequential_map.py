@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import is_test_module, path_purpose
 from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
@@ -222,8 +222,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
-            return  # test, evaluation or inference modules
+        if is_test_module(context.filename, context.model.module):
+            return
+        if path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return  # evaluation or inference modules
         pipelines = context.model.pipelines
         for op, states in pipelines.ops("map", "interleave"):
             call = op.call

@@ -67,6 +67,10 @@ _INSPECTION_CALLS = frozenset(
     }
 )
 
+# `time.sleep(5)` in a loop over a pipeline: each batch is paced for someone to look at (a TensorBoard
+# image summary, a plot); nothing that trains or evaluates waits on purpose.
+_PACING_CALLS = frozenset({"time.sleep"})
+
 
 class ConsumerRecognition:
     """The interpreter's recording of consumptions (a part of ``BodyInterpreter``, which evaluates).
@@ -221,8 +225,10 @@ class ConsumerRecognition:
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
             return True
         calls = self.analysis._loop_calls.get(loop, [])
-        for call in calls:
-            name = self.model.call_name(call) or dotted_text(call.func) or ""
+        names = [self.model.call_name(call) or dotted_text(call.func) or "" for call in calls]
+        if any(name in _PACING_CALLS for name in names):
+            return True  # a loop that waits for a person each batch (writes an image summary, then sleeps)
+        for name in names:
             leaf = name.rsplit(".", 1)[-1]
             if not (name in _INSPECTION_CALLS or leaf in _INSPECTION_CALLS or name.startswith(("plt.", "matplotlib."))):
                 return False
