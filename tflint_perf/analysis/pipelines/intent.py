@@ -40,7 +40,7 @@ def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Option
     """``fit`` reads its validation pipeline too little for its speed to matter: ``validation_steps=2``
     (two batches per epoch), or ``validation_freq=2`` over ``epochs=6`` (three times in the whole run). Only
     counts the source shows (``known``: a literal, a module constant) say so; without
-    ``validation_freq`` the pipeline runs every epoch and stays a hot path."""
+    ``validation_freq`` (or with 1) the pipeline runs every epoch and stays a hot path."""
     steps = keyword_value(fit, "validation_steps")
     steps_count = known(steps) if steps is not None else None
     if steps_count is not None and 0 < steps_count <= FEW_CALLS:
@@ -57,8 +57,8 @@ def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Option
         runs = sum(1 for epoch in chosen if epoch <= epochs)  # type: ignore[operator]
     else:
         every = known(frequency)
-        if every is None or every <= 0:
-            return False
+        if every is None or every <= 1:
+            return False  # every epoch, as without `validation_freq`: a hot path however few the epochs
         runs = epochs // every
     return runs <= _FEW_VALIDATION_RUNS
 
