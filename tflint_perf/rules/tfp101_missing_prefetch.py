@@ -139,8 +139,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         ),
         # A file list decoded once into memory, then sliced again (dragen1860's Pixel2Pixel).
         Valid(
-            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('train/*.jpg')\nimages = []\n"
-            "for path in files:\n    images.append(load_image(path))\nimages = tf.stack(images)\n"
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('train/*.jpg')\nfile_iter = iter(files)\n"
+            "images = []\nfor path in file_iter:\n    images.append(load_image(path))\nimages = tf.stack(images)\n"
         ),
         # tensorflow/docs guide/data: an iterator checkpointed, read only by printed `next()` calls.
         Valid(
