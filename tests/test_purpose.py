@@ -175,8 +175,12 @@ def test_a_training_loop_is_reported_and_a_prefetching_loader_gets_no_second_pre
 def test_test_files_are_skipped_as_the_other_rules_do():
     source = "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f).batch(2)\nmodel.fit(ds)\n"
     assert {code for _, code in codes(source, ["TFP101", "TFP102"])} == {"TFP101", "TFP102"}
+    assert codes(source, ["TFP101", "TFP102"], filename="tests/input.py") == []
+    # Named like a test, a module is test code when it holds a test (tests/test_rare_consumers.py has
+    # the script named like one).
+    with_test = source + "def test_fit():\n    assert model is not None\n"
     for name in ("tests/test_input.py", "input_test.py", "test_pipeline.py"):
-        assert codes(source, ["TFP101", "TFP102"], filename=name) == []
+        assert codes(with_test, ["TFP101", "TFP102"], filename=name) == []
 
 
 def test_a_pipeline_consumed_for_training_and_for_evaluation_is_still_reported():

@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+import libcst as cst
+
+from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.text.walk import walk
 
 _TEST_DIRECTORIES = frozenset({"tests"})
 
@@ -13,10 +17,50 @@ _TEST_DIRECTORIES = frozenset({"tests"})
 def is_test_file(filename: str) -> bool:
     """``test_*.py``, ``*_test.py``, ``conftest.py``, or anything under a ``tests/`` directory."""
     path = PurePath(filename.replace("\\", "/"))
-    name = path.name
-    if name.startswith("test_") or name.endswith(("_test.py", "_test.ipynb")) or name == "conftest.py":
+    return _in_test_directory(path) or _named_like_a_test(path)
+
+
+def _in_test_directory(path: PurePath) -> bool:
+    return path.name == "conftest.py" or any(part in _TEST_DIRECTORIES for part in path.parts[:-1])
+
+
+def _named_like_a_test(path: PurePath) -> bool:
+    return path.name.startswith("test_") or path.name.endswith(("_test.py", "_test.ipynb"))
+
+
+def is_test_module(filename: str, module: cst.Module) -> bool:
+    """Test code: ``is_test_file``, except a module named like a test file that holds no test. The
+    tutorials' ``train_evalute_test.py`` trains, validates and tests a model as a script: "test" is
+    the data split, and its training pipeline is a hot path. A test is a ``test*`` function or
+    method, a ``TestCase`` class, or a test runner's ``main()``."""
+    path = PurePath(filename.replace("\\", "/"))
+    if _in_test_directory(path):
         return True
-    return any(part in _TEST_DIRECTORIES for part in path.parts[:-1])
+    if not _named_like_a_test(path):
+        return False
+    found = _Tests()
+    walk(module, found)
+    return found.any
+
+
+# `unittest.main()`, `tf.test.main()`, `absltest.main()`: a test runner started by the module.
+_TEST_RUNNERS = frozenset({"unittest.main", "tf.test.main", "absltest.main", "pytest.main", "test.main"})
+
+
+class _Tests(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.any = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.any = self.any or node.name.value.startswith("test")
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        bases = (dotted_text(base.value) or "" for base in node.bases)
+        self.any = self.any or node.name.value.startswith("Test") or any(b.endswith("TestCase") for b in bases)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.any = self.any or (dotted_text(node.func) or "") in _TEST_RUNNERS
 
 
 # Module and directory names that say evaluation or inference (narrower than the names in code:

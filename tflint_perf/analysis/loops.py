@@ -171,15 +171,19 @@ class StepLoops:
             return None
         bounds = []
         for arg in call.args:
-            value = self.model.integer_values.integer(arg.value, None)
-            if value is not None and (not value.origin or value.origin.startswith("constant")):
-                bounds.append(value.value)
-                continue
-            same = self._module_constant(arg.value)
-            if same is None:
+            value = self.fixed_integer(arg.value)
+            if value is None:
                 return None
-            bounds.append(same)
+            bounds.append(value)
         return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
+
+    def fixed_integer(self, expr: cst.BaseExpression) -> Optional[int]:
+        """The integer ``expr`` is whatever the run: a literal or a module constant (not a flag or a
+        parameter's default, which may differ at run time)."""
+        value = self.model.integer_values.integer(expr, None)
+        if value is not None and (not value.origin or value.origin.startswith("constant")):
+            return value.value
+        return self._module_constant(expr)
 
     def plots(self, site: CallSite) -> bool:
         """``plt.imshow(...)``, ``ax.set_title(...)``: a call that draws what the code computed."""

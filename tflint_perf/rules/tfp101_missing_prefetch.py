@@ -6,7 +6,7 @@ from typing import Iterable, Set
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import is_test_module, path_purpose
 from tflint_perf.analysis.pipelines.values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
@@ -34,7 +34,8 @@ What the consumer is for decides (analysis/purpose.py): `fit` and loops that tra
 `train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
 or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
-`predict`, `fit`'s `validation_data` for one epoch, an evaluation loop run once (`test_step`,
+`predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
+`validation_freq=2` over 5 epochs), an evaluation loop run once (`test_step`,
 metric updates), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
@@ -130,6 +131,18 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(
             "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
             "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nmodel.fit(train, validation_data=val)\n"
+        ),
+        # dragen1860's FashionMNIST: two validation batches per epoch, and validation in two epochs of five.
+        Valid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\n"
+            "model.fit(train.repeat(), epochs=30, steps_per_epoch=500, validation_data=val.repeat(), validation_steps=2)\n"
+            "model.fit(train, epochs=5, validation_data=val, validation_freq=2)\n"
+        ),
+        # A file list decoded once into memory, then sliced again (dragen1860's Pixel2Pixel).
+        Valid(
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('train/*.jpg')\nfile_iter = iter(files)\n"
+            "images = []\nfor path in file_iter:\n    images.append(load_image(path))\nimages = tf.stack(images)\n"
         ),
         # tensorflow/docs guide/data: an iterator checkpointed, read only by printed `next()` calls.
         Valid(
@@ -251,7 +264,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename) or runtime_injects_prefetch(context):
+        if is_test_module(context.filename, context.model.module) or runtime_injects_prefetch(context):
             return
         if path_purpose(context.filename) is not Purpose.UNKNOWN:
             return  # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code

@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import is_test_module, path_purpose
 from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
@@ -58,7 +58,8 @@ Maps in pipelines consumed only for evaluation run once, inspection or a one-off
 map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
-`validation_data` over several epochs, a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
+`validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
+5 epochs), a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
@@ -175,6 +176,11 @@ first and map the batch instead. A map that must stay sequential to save memory 
         # On 2.12 a stateless map is parallelised by the runtime: a `lookup` of this file's own
         # vocabulary class, which only hashes, is no table.
         Valid(_YOLO_PARSE.format(vocab="Vocabulary(class_file)"), target_version=(2, 12)),
+        # Validation in two epochs of five (dragen1860's Keras lessons): not worth a user's time.
+        Valid(
+            "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
+            "model.fit(train_ds, validation_data=val_ds, epochs=5, validation_freq=2)\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -266,8 +272,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
-            return  # test, evaluation or inference modules
+        if is_test_module(context.filename, context.model.module):
+            return
+        if path_purpose(context.filename) is not Purpose.UNKNOWN:
+            return  # evaluation or inference modules
         pipelines = context.model.pipelines
         for op, states in pipelines.ops("map", "interleave"):
             call = op.call

@@ -70,6 +70,10 @@ _INSPECTION_CALLS = frozenset(
     }
 )
 
+# `time.sleep(5)` in a loop over a pipeline: each batch is paced for someone to look at (a TensorBoard
+# image summary, a plot); nothing that trains or evaluates waits on purpose.
+_PACING_CALLS = frozenset({"time.sleep"})
+
 
 class ConsumerRecognition:
     """The interpreter's recording of consumptions (a part of ``BodyInterpreter``, which evaluates).
@@ -169,7 +173,10 @@ class ConsumerRecognition:
         if name == "iter" and call.args:
             value = self.eval(call.args[0].value)
             peek = call in self.analysis._peeked
-            purpose = Purpose.INSPECTION if peek else self.analysis.iterator_reads.few_reads(call, tf1=False)
+            reads = self.analysis.iterator_reads
+            purpose = Purpose.INSPECTION if peek else reads.few_reads(call, tf1=False)
+            if purpose is None and self._collects(reads.loop_over_iterator(call)):
+                purpose = Purpose.ONE_OFF  # `it = iter(ds)`, then `for x in it: data.append(load(x))`
             self.consume(call, "iter", "iter()", value, purpose or Purpose.TRAINING)
             return True
         if name in ONE_OFF_FUNCTIONS and call.args:
@@ -229,8 +236,16 @@ class ConsumerRecognition:
             return
         if self._is_inspection_loop(loop, value):
             self.consume(loop, "for", "for loop", value, Purpose.INSPECTION)
+        elif self._collects(loop):
+            self.consume(loop, "for", "for loop", value, Purpose.ONE_OFF)
         else:
             self.consume(loop, "for", "for loop", value, self.analysis.loop_purpose(loop))
+
+    def _collects(self, loop: Optional[cst.For]) -> bool:
+        """A single pass that reads the pipeline into a list (``IteratorReads.collecting_pass``) and
+        trains on nothing as it goes (``losses.append(train_step(x))`` is a training loop)."""
+        return (loop is not None and self.analysis.iterator_reads.collecting_pass(loop)
+                and self.analysis.loop_purpose(loop) is not Purpose.TRAINING)
 
     def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
         if all(ends_with_literal_take(state) for state in value.states):
@@ -239,8 +254,10 @@ class ConsumerRecognition:
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
             return True
         calls = self.analysis._loop_calls.get(loop, [])
-        for call in calls:
-            name = self.model.call_name(call) or dotted_text(call.func) or ""
+        names = [self.model.call_name(call) or dotted_text(call.func) or "" for call in calls]
+        if any(name in _PACING_CALLS for name in names):
+            return True  # a loop that waits for a person each batch (writes an image summary, then sleeps)
+        for name in names:
             leaf = name.rsplit(".", 1)[-1]
             if not (name in _INSPECTION_CALLS or leaf in _INSPECTION_CALLS or name.startswith(("plt.", "matplotlib."))):
                 return False

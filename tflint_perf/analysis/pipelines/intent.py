@@ -17,11 +17,12 @@ epoch, and pipelines whose consumer is out of sight.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, List, Sequence
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
+from tflint_perf.analysis.loops import FEW_CALLS
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
@@ -31,6 +32,36 @@ from tflint_perf.analysis.purpose import Purpose
 # What a loop over a pipeline nested in a training loop may be for and still run every epoch: an
 # evaluation loop (`test_step`, metric updates), or one whose body does not say.
 _NESTED_EVALUATION = frozenset({Purpose.EVALUATION, Purpose.UNKNOWN})
+# Validation run at most this many times in a whole `fit` (`validation_freq=2` over 6 epochs) waits on
+# its pipeline too seldom for a finding about that pipeline's speed to be worth a user's time.
+_FEW_VALIDATION_RUNS = 3
+
+
+def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
+    """``fit`` reads its validation pipeline too little for its speed to matter: ``validation_steps=2``
+    (two batches per epoch), or ``validation_freq=2`` over ``epochs=6`` (three times in the whole run). Only
+    counts the source shows (``known``: a literal, a module constant) say so; without
+    ``validation_freq`` (or with 1) the pipeline runs every epoch and stays a hot path."""
+    steps = keyword_value(fit, "validation_steps")
+    steps_count = known(steps) if steps is not None else None
+    if steps_count is not None and 0 < steps_count <= FEW_CALLS:
+        return True
+    frequency = keyword_value(fit, "validation_freq")
+    epochs_arg = argument(fit, "epochs", 3)
+    epochs = known(epochs_arg.value) if epochs_arg is not None else 1  # Keras' default
+    if frequency is None or epochs is None:
+        return False
+    if isinstance(frequency, (cst.List, cst.Tuple)):  # `validation_freq=[1, 5, 10]`: those epochs
+        chosen = [known(element.value) for element in frequency.elements]
+        if any(epoch is None for epoch in chosen):
+            return False
+        runs = sum(1 for epoch in chosen if epoch <= epochs)  # type: ignore[operator]
+    else:
+        every = known(frequency)
+        if every is None or every <= 1:
+            return False  # every epoch, as without `validation_freq`: a hot path however few the epochs
+        runs = epochs // every
+    return runs <= _FEW_VALIDATION_RUNS
 
 
 class PipelineIntent:
@@ -53,10 +84,12 @@ class PipelineIntent:
         epochs, or an ``evaluate`` or an evaluation loop (or one whose body does not say) inside a loop
         that trains."""
         if consumption.kind == "model" and consumption.role == "validation":
-            if consumption.elsewhere:  # another module's fit: its loops are not ours to see
-                epochs = argument(consumption.node, "epochs", 3)  # type: ignore[arg-type]
-                return epochs is not None and int_literal(epochs.value) != 1
-            return not self.iterated_once(consumption)
+            fit: cst.Call = consumption.node  # type: ignore[assignment]
+            if consumption.elsewhere:  # another module's fit: its loops and constants are not ours to see
+                epochs = argument(fit, "epochs", 3)
+                return epochs is not None and int_literal(epochs.value) != 1 and not validates_rarely(fit, int_literal)
+            known = self.model.step_loops.fixed_integer  # type: ignore[attr-defined]
+            return not self.iterated_once(consumption) and not validates_rarely(fit, known)
         nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
         # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there; not

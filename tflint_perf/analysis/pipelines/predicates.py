@@ -18,7 +18,10 @@ from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Op, State
 
 # Ops that may follow a prefetch without undoing it.
-PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch"})
+# Ops after a prefetch that leave the costly stages behind it: they only pass elements on, or (`shuffle`)
+# draw them from a buffer (dragen1860's Faster R-CNN: `from_generator(coco).batch(1).prefetch(100)
+# .shuffle(100)`, the Python generator already overlapped with training).
+PREFETCH_TRANSPARENT = frozenset({"with_options", "repeat", "take", "skip", "rebatch", "shuffle"})
 DEVICE_PREFETCH = frozenset({"tf.data.experimental.prefetch_to_device", "tf.data.experimental.copy_to_device"})
 # `ds.apply(tf.data.experimental.shuffle_and_repeat(n))`: the TF1 spelling of `shuffle(n).repeat()`.
 SHUFFLE_TRANSFORMATIONS = frozenset({"tf.data.experimental.shuffle_and_repeat"})

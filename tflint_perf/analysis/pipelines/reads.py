@@ -55,6 +55,35 @@ class IteratorReads:
             return None
         return self._few(reads, require_loop=False)
 
+    def collecting_pass(self, loop: cst.CSTNode) -> bool:
+        """A loop, run once (in no other loop, in a function no loop calls), whose body only appends
+        each element to a list: the pipeline is read once into memory (a file list decoded image by
+        image into ``train_data``, then stacked), not fed to a step."""
+        if not isinstance(loop, cst.For) or loop.orelse is not None:
+            return False
+        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+        if not body or not all(_appends(statement) for statement in body):
+            return False
+        sites = self._loops.calls_in(loop)
+        return bool(sites) and all(
+            site.loops[:1] == (loop,) and not self.model.call_graph.loops_reaching(site.function)  # type: ignore[attr-defined]
+            for site in sites
+        )
+
+    def loop_over_iterator(self, call: cst.Call) -> Optional[cst.For]:
+        """``it = iter(ds)`` then ``for x in it:`` in the same scope, the name used nowhere else: that loop."""
+        made = self.model.site_of(call)
+        name = _assigned_name(made, call)
+        if made is None or name is None or self._name_uses[name] != 2:
+            return None
+        for site in self.model.calls:
+            if site.function is not made.function:
+                continue
+            for loop in site.loops:
+                if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Name) and loop.iter.value == name:
+                    return loop
+        return None
+
     @cached_property
     def _session_runs(self) -> Optional[Purpose]:
         sessions = Sessions(self.model)
@@ -123,6 +152,17 @@ def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
         target = small.targets[0].target
         return target.value if isinstance(target, cst.Name) else None
     return None
+
+
+def _appends(statement: cst.BaseStatement) -> bool:
+    """``items.append(...)`` as the whole statement."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+        and isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value == "append"
+        for small in statement.body
+    )
 
 
 def _in_comprehension(site: CallSite) -> bool:
