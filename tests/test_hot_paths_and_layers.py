@@ -310,10 +310,18 @@ HIDDEN = "from tensorflow import keras\n" + _MIXED + "model = keras.Sequential([
 FIT = "import tensorflow as tf\nfrom tensorflow import keras\n" + _MIXED + "model.fit(x, y, batch_size=100)\n"
 
 
+_A_TEST = "\n\ndef test_model():\n    assert model is not None\n"
+
+
 def test_alignment_rules_skip_test_files():
-    for name in ("tests/test_model.py", "pkg/model_test.py", "test_train.py", "src/tests/helpers.py"):
+    for name in ("tests/test_model.py", "src/tests/helpers.py", "conftest.py"):
         assert lint(HIDDEN, ["TFP301"], filename=name) == []
         assert lint(FIT, ["TFP302"], filename=name) == []
+    # Named like a test: test code when it holds one; a script named so that holds none is checked.
+    for name in ("pkg/model_test.py", "test_train.py"):
+        assert lint(HIDDEN + _A_TEST, ["TFP301"], filename=name) == []
+        assert lint(FIT + _A_TEST, ["TFP302"], filename=name) == []
+        assert [d.code for d in lint(HIDDEN, ["TFP301"], filename=name)] == ["TFP301"]
     assert [d.code for d in lint(HIDDEN, ["TFP301"], filename="src/contest.py")] == ["TFP301"]
 
 

@@ -14,12 +14,6 @@ from tflint_perf.text.walk import walk
 _TEST_DIRECTORIES = frozenset({"tests"})
 
 
-def is_test_file(filename: str) -> bool:
-    """``test_*.py``, ``*_test.py``, ``conftest.py``, or anything under a ``tests/`` directory."""
-    path = PurePath(filename.replace("\\", "/"))
-    return _in_test_directory(path) or _named_like_a_test(path)
-
-
 def _in_test_directory(path: PurePath) -> bool:
     return path.name == "conftest.py" or any(part in _TEST_DIRECTORIES for part in path.parts[:-1])
 
@@ -29,7 +23,8 @@ def _named_like_a_test(path: PurePath) -> bool:
 
 
 def is_test_module(filename: str, module: cst.Module) -> bool:
-    """Test code: ``is_test_file``, except a module named like a test file that holds no test. The
+    """Test code: a file under a ``tests/`` directory, ``conftest.py``, or a module named like a test
+    (``test_*.py``, ``*_test.py``) that holds a test; one named so that holds none is not. The
     tutorials' ``train_evalute_test.py`` trains, validates and tests a model as a script: "test" is
     the data split, and its training pipeline is a hot path. A test is a ``test*`` function or
     method, a ``TestCase`` class, or a test runner's ``main()``."""

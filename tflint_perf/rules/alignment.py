@@ -8,7 +8,6 @@ from typing import Optional
 import libcst as cst
 
 from tflint_perf.analysis.constants import IntegerValue
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.text.diagnostics import UNSAFE, FixPlan, NodeEdit
 from tflint_perf.rules.base import Option, RuleContext
@@ -73,7 +72,7 @@ def alignment_for(context: RuleContext) -> tuple:
 def misaligned(context: RuleContext, expr: cst.BaseExpression, site: Optional[CallSite] = None) -> Optional[Misalignment]:
     """How a reportable misaligned size misses the alignment, else None: a literal, or a value
     followed to a constant, a parameter default or a flag (analysis/constants.py)."""
-    if is_test_file(context.filename):
+    if context.is_test_code:
         return None
     found = context.model.integer_values.integer(expr, site)
     if found is None or found.value < max(context.option("min-width"), 1):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import cached_property
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from tflint_perf.analysis.analyses import AnalysedModule
+from tflint_perf.analysis.files import is_test_module
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.project import versions
 from tflint_perf.text.diagnostics import Finding, FixPlan
@@ -106,6 +108,12 @@ class RuleContext:
 
     def option(self, key: str) -> Any:
         return self.settings.option(key)
+
+    @cached_property
+    def is_test_code(self) -> bool:
+        """The file is test code, where no rule reports (``analysis/files.py``: a ``tests/`` folder,
+        ``conftest.py``, or a module named like a test that holds one); asked once per file."""
+        return is_test_module(self.filename, self.model.module)
 
 
 class Rule:

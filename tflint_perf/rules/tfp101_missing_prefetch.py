@@ -6,7 +6,7 @@ from typing import Iterable, Set
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_module, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.pipelines.values import State
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
@@ -264,7 +264,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_module(context.filename, context.model.module) or runtime_injects_prefetch(context):
+        if context.is_test_code or runtime_injects_prefetch(context):
             return
         if path_purpose(context.filename) is not Purpose.UNKNOWN:
             return  # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code

@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.files import is_test_module, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
@@ -272,7 +272,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_module(context.filename, context.model.module):
+        if context.is_test_code:
             return
         if path_purpose(context.filename) is not Purpose.UNKNOWN:
             return  # evaluation or inference modules

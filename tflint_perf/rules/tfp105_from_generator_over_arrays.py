@@ -6,7 +6,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.generators import GeneratorSlices, in_memory_slices
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan, NodeEdit
@@ -173,7 +173,7 @@ analysis cannot see sizes. Suppress the finding with `# noqa: TFP105` there.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+        if context.is_test_code or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         model = context.model
         sources = [s for s in model.calls if model.call_name(s.node) == "tf.data.Dataset.from_generator"]

@@ -7,7 +7,7 @@ from typing import Iterable, Optional, Tuple
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.elementwise import EXACT, per_batch
 from tflint_perf.analysis.pipelines.values import Op, maximal
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.fixes.chain_edits import move_before
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan
@@ -210,7 +210,7 @@ ops on different branches, comments between them).
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+        if context.is_test_code or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         model = context.model
         pipelines = model.pipelines

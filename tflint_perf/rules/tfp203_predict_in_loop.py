@@ -7,7 +7,6 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
@@ -218,7 +217,7 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         loops: Optional[StepLoops] = None
         models: Optional[KerasModels] = None

@@ -7,7 +7,6 @@ from typing import Iterable, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import keyword_argument
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
 from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode
@@ -162,7 +161,7 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         functions: Optional[TfFunctions] = None
         loops: Optional[StepLoops] = None

@@ -8,7 +8,6 @@ import builtins
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.loops import StepLoops, names_read
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.tf_functions import TfFunctions, wrapped_by
@@ -207,7 +206,7 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         if not any(model.call_name(s.node) in ("tf.function",) or _is_compile(s) for s in model.calls) and not any(
             f.node.decorators for f in model.functions

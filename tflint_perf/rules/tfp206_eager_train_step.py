@@ -6,7 +6,6 @@ from typing import Iterable, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
@@ -160,7 +159,7 @@ call), declares `global`, or when the function already has decorators or sits in
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename) or _tf1(model):
+        if context.is_test_code or _tf1(model):
             return
         candidates = [f for f in model.functions if _is_train_step(model, f)]
         if not candidates:

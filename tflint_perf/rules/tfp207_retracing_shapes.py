@@ -6,7 +6,6 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.shapes import from_loop_target, loop_sized, varying_batches
@@ -229,7 +228,7 @@ to you.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         model = context.model
         functions = [f for f in find_tf_functions(model) if f.call_sites and not f.relaxes_shapes]

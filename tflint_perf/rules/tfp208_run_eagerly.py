@@ -7,7 +7,7 @@ from typing import Iterable
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, has_star_args, keyword_argument
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.debugging import is_debug_guarded, module_fits, module_trains
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.rows import FEW, ONE
@@ -147,7 +147,7 @@ whose path reads as evaluation (`evaluator.py`) is skipped with the evaluation m
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         if path_purpose(context.filename) is not Purpose.UNKNOWN and not module_fits(model):
             return  # `evaluate.py`, `inference.py`; a `fit` there is still training

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import has_star_args, int_literal, keyword_argument
 from tflint_perf.analysis.deprecations import written_for_tf1
-from tflint_perf.analysis.files import is_test_file, path_purpose
+from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.rows import MANY
@@ -162,7 +162,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename) or path_purpose(context.filename) is not Purpose.UNKNOWN:
+        if context.is_test_code or path_purpose(context.filename) is not Purpose.UNKNOWN:
             return
         keras = model.keras_models
         tf1 = written_for_tf1(model, context.filename)

@@ -8,7 +8,6 @@ import libcst as cst
 
 from tflint_perf.analysis.accumulation import GrowingTensor, growing_tensors
 from tflint_perf.analysis.arguments import int_literal
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import Finding
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
@@ -141,7 +140,7 @@ and concatenate once after the loop). The message says which applies.
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         model = context.model
         names = [model.call_name(c.node) for c in model.calls]

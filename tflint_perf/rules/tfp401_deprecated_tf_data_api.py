@@ -9,7 +9,6 @@ import libcst as cst
 from tflint_perf.analysis.arguments import bool_literal, has_star_args
 from tflint_perf.analysis.deprecations import (Deprecation, effect, lookup, message, replacement_available, respell, runs_only_on_tf1,
                                                written_for_tf1)
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.fixes.building import autotune
@@ -192,7 +191,7 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         version = context.settings.target_version
         tf1 = written_for_tf1(model, context.filename) if version is None else False

@@ -11,7 +11,6 @@ import libcst as cst
 from tflint_perf.analysis.arguments import has_star_args, keyword_argument
 from tflint_perf.analysis.deprecations import (TABLE, Deprecation, effect, lookup, message, replacement_available, respell,
                                                runs_only_on_tf1, through_compat_v1, written_for_tf1)
-from tflint_perf.analysis.files import is_test_file
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
@@ -194,7 +193,7 @@ before, Keras up to 2.3 had no generator-taking `fit`).
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename):
+        if context.is_test_code:
             return
         version = context.settings.target_version
         tf1 = written_for_tf1(model, context.filename) if version is None else False

@@ -278,7 +278,6 @@ class ConsumerRecognition:
         if symbolic:
             self.param_consumptions.append(Consumption(node, kind, description, symbolic, purpose, role))
 
-
     def _zipped_inputs(self, value: Pipeline) -> List[Value]:
         """``Dataset.zip((titles, titles.map(tower)))`` starts a pipeline of its own; a one-off pass over
         it (``index.index_from_dataset(zip(...))``) reads the zipped pipelines once too, ops and all.
