@@ -93,10 +93,14 @@ def looks_at_few(loop: LoopNode) -> bool:
     return False
 
 
+# `xrange` (Python 2, or `from six.moves import xrange` in TF1 code) counts as `range` does.
+_RANGES = frozenset({"range", "xrange"})
+
+
 def _literal_range(loop: LoopNode, limit: int) -> bool:
     iterated = _iterated(loop)
     return (
-        isinstance(iterated, cst.Call) and dotted_text(iterated.func) == "range" and len(iterated.args) == 1
+        isinstance(iterated, cst.Call) and dotted_text(iterated.func) in _RANGES and len(iterated.args) == 1
         and _small_int(iterated.args[0].value, limit)
     )
 
@@ -167,7 +171,7 @@ class StepLoops:
         if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
             return None
         call = loop.iter
-        if dotted_text(call.func) != "range" or not 1 <= len(call.args) <= 2 or any(a.keyword for a in call.args):
+        if dotted_text(call.func) not in _RANGES or not 1 <= len(call.args) <= 2 or any(a.keyword for a in call.args):
             return None
         bounds = []
         for arg in call.args:

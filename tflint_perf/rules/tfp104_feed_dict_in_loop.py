@@ -8,8 +8,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
-from tflint_perf.analysis.files import is_test_file
-from tflint_perf.analysis.loops import counts_epochs, short_literal_loop
+from tflint_perf.analysis.loops import counts_epochs, few_literal_iterations, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.arguments import argument
@@ -62,8 +61,9 @@ or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `drop
 training and fed every 1,000 steps); calls outside loops (one-off evaluation); calls whose only
 loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation; a loop is judged by its
 bound, so `for step in range(int(num_epochs * train_size) // BATCH_SIZE)` and `while step *
-batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); initializer runs
-(`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files.
+batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); loops of a few runs
+the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`); initializer
+runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files.
 """
     why_bad = """
 `feed_dict` copies every fed array from Python memory into the TensorFlow runtime on each
@@ -123,6 +123,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
         Valid(
             _TF1 + "lr = 0.01\nwith tf.Session() as sess:\n    for step in range(1000):\n"
             "        sess.run(train_op, feed_dict={learning_rate: lr, keep_prob: 0.5, is_training: True})\n"
+        ),
+        # facenet's tmp/seed_test.py: one step, run to compare seeded gradients (a loop of one is no loop).
+        Valid(
+            _TF1 + "from six.moves import xrange\nsess = tf.Session()\nfor step in xrange(1):\n"
+            "    batch = np.random.random((90, 96, 96, 3))\n    sess.run(train_op, feed_dict={images_placeholder: batch})\n"
         ),
         # One-off evaluation, not in a loop.
         Valid(_TF1 + "sess = tf.Session()\nacc = sess.run(accuracy, feed_dict={x: x_test, y: y_test})\n"),
@@ -289,7 +294,7 @@ is not reported: the values are bound before the loop, like a periodic validatio
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         model = context.model
-        if is_test_file(context.filename) or not model.imports.imports_framework:
+        if context.is_test_code or not model.imports.imports_framework:
             return  # `x.run(..., feed_dict=...)` is judged by its shape, so the file must be TensorFlow code
         sessions: Optional[Sessions] = None
         feeds: Optional[Feeds] = None
@@ -307,7 +312,10 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(loop for loop in site.loops if not counts_epochs(loop) and not short_literal_loop(loop))
+            lexical = frozenset(
+                loop for loop in site.loops
+                if not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
+            )
             called = any(not counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
             if not lexical and not called:
                 continue
