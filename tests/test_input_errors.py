@@ -213,3 +213,19 @@ def test_a_parser_bug_names_its_file_and_the_other_files_are_still_checked(tmp_p
         in result.stderr
     assert "Traceback" not in result.stderr
     assert "train.py:2:" in result.stdout  # the file after it is still checked
+
+
+def test_a_parser_bug_with_only_syntax_errors_selected_names_its_file(tmp_path):
+    # No rule runs when only TFP002 is asked for, so the text is parsed outside the engine's handling.
+    patch = tmp_path / "patch"
+    patch.mkdir()
+    (patch / "sitecustomize.py").write_text(PARSER_BUG)
+    (tmp_path / "broken.py").write_text("import tensorflow as tf  # parser-bug\n")
+    (tmp_path / "bad.py").write_text("import tensorflow as tf\ndef f(:\n")
+    result = run_cli("check", "--no-cache", "--select", "TFP002", "broken.py", "bad.py", cwd=tmp_path,
+                     env={"PYTHONPATH": os.pathsep.join([str(patch), str(REPO)])})
+    assert result.returncode == 2, result.stderr
+    assert "broken.py: error: internal error in tflint-perf: IndexError: a parser bug (please report this)" \
+        in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "bad.py:2:" in result.stdout  # the file after it is still checked

@@ -139,7 +139,7 @@ def _run(result: FileResult, text: str, settings: Settings, codes: Set[str], mod
 
     try:
         if SYNTAX_ERROR[0] in codes and not codes - INPUT_ERROR_CODES and may_have_findings(text):
-            parse(text)  # no rule to run, but syntax errors are asked for
+            _parse_for_syntax_errors(text)  # no rule to run, but syntax errors are asked for
         if not mode.fixing:
             return FixOutcome(text, remaining=check(text))
         outcome = fix_text(text, check, mode.unsafe)
@@ -149,6 +149,17 @@ def _run(result: FileResult, text: str, settings: Settings, codes: Set[str], mod
     if outcome.reverted:
         result.internal_errors.append(outcome.reverted + " (please report this)")
     return outcome
+
+
+def _parse_for_syntax_errors(text: str) -> None:
+    """Parse ``text`` only for its syntax errors (ParseError); anything else the parser raises is
+    its bug, an InternalError, as the engine treats it when rules run."""
+    try:
+        parse(text)
+    except ParseError:
+        raise
+    except Exception as error:  # noqa: BLE001 - reported with the file's name, never a crash
+        raise InternalError(f"{type(error).__name__}: {error}") from error
 
 
 def _process_notebook(result: FileResult, text: str, settings: Settings, codes: Set[str], mode: Mode,
