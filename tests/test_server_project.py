@@ -170,10 +170,12 @@ async def test_a_pull_right_after_a_change_elsewhere_gets_the_recheck_not_the_ol
         assert list((await client.text_document_diagnostic_async(asked)).items) == []
 
 
-def _open_notebook(client, path: Path, cells) -> list:
+def _open_notebook(client, path, cells) -> list:
+    """Open a notebook at ``path`` (a file's Path, or an ``untitled:`` URI for one not yet saved)."""
     cell_uris = [f"vscode-notebook-cell:{path}#W{index}" for index in range(len(cells))]
     client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(uri=uri(path), notebook_type="jupyter-notebook", version=1,
+        notebook_document=types.NotebookDocument(uri=uri(path) if isinstance(path, Path) else path,
+                                                 notebook_type="jupyter-notebook", version=1,
             cells=[types.NotebookCell(kind=kind, document=cell_uri) for (kind, _), cell_uri in zip(cells, cell_uris)]),
         cell_text_documents=[types.TextDocumentItem(uri=cell_uri, language_id="python" if kind == types.NotebookCellKind.Code
                                                     else "markdown", version=1, text=text)
@@ -210,3 +212,19 @@ async def test_notebook_findings_across_cells_map_to_their_cell(tmp_path: Path) 
             notebook_document=types.NotebookDocumentIdentifier(uri=uri(path)),
             cell_text_documents=[types.TextDocumentIdentifier(uri=cell) for cell in cells]))
         assert await published(client, cells[3], lambda items: not items) == []
+
+
+@pytest.mark.asyncio
+async def test_an_untitled_notebook_is_checked_alone(tmp_path: Path) -> None:
+    # A notebook not yet saved (VS Code's "untitled:Untitled-1.ipynb") is checked as ruff's server
+    # checks it: its cells joined, with no project around it, and its quick fixes edit its cells.
+    untitled = "untitled:Untitled-1.ipynb"
+    async with serving(tmp_path) as client:
+        cells = _open_notebook(client, untitled, CELLS)
+        items = await published(client, cells[2], lambda items: bool(items))
+        assert codes(items) == ["TFP102"]
+        fix = next(a for a in await actions_at(client, cells[2], items[0]) if a.title.startswith("Fix TFP102"))
+        assert list(fix.edit.changes) == [cells[2]]
+        fixed = apply_edits(CELLS[2][1], fix.edit.changes[cells[2]])
+        assert fixed == CELLS[2][1].replace(".map(decode)", ".map(decode, num_parallel_calls=tf.data.AUTOTUNE)")
+    assert list(tmp_path.iterdir()) == []  # nothing written

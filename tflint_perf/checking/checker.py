@@ -77,7 +77,7 @@ def process_text(text: str, name: str, path: Path, settings: Settings, mode: Mod
             result.notes.append("file is empty, nothing to check")
         return result
     if path.suffix == NOTEBOOK_SUFFIX:
-        return _process_notebook(result, text, settings, codes, mode, explicit, path)
+        return _process_notebook(result, text, settings, codes, mode, explicit, path if in_project else None)
     result.text = text
     outcome = _check(result, text, settings, codes, mode, path if in_project else None)
     if outcome is not None:

@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Set
 from tflint_perf.checking.checker import process_text
 from tflint_perf.checking.config import ConfigError, Settings
 from tflint_perf.checking.discovery import relative_to_root
+from tflint_perf.checking.engine import check_text
 from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.checking.workspace import Workspace, workspace_for
 from tflint_perf.faces.server.notebooks import Cell
@@ -145,6 +146,8 @@ class Documents:
         answered from memory); None when it does not parse."""
         codes = settings.codes_for(relative_to_root(document.path, settings))
         try:
+            if document.untitled:
+                return check_text(module, document.name, settings, codes)
             workspace = workspace_for(document.path, settings.root)
             return workspace.check_text(module, document.name, settings, codes, path=document.path)
         except (ParseError, InternalError):

@@ -84,10 +84,14 @@ class TflintPerfServer(LanguageServer):
             self.workspace.get_notebook_document(cell_uri=uri)
         if notebook is not None:
             path = _path(notebook.uri)
-            if path is None:
-                return None
+            untitled = path is None
+            if untitled:
+                name = _untitled_name(notebook.uri)
+                if name is None:
+                    return None
+                path = Path(name if name.endswith(NOTEBOOK_SUFFIX) else name + NOTEBOOK_SUFFIX)
             cells = cells_of(notebook, lambda cell: self.workspace.get_text_document(cell).source)
-            return Document(notebook.uri, path, notebook.version, document_json(cells), cells)
+            return Document(notebook.uri, path, notebook.version, document_json(cells), cells, untitled=untitled)
         path = _path(uri)
         if path is None:
             return self._untitled(uri)
@@ -99,11 +103,10 @@ class TflintPerfServer(LanguageServer):
     def _untitled(self, uri: str) -> Optional[Document]:
         """A new buffer not yet saved (``untitled:Untitled-1``), when it is Python: named by its URI's
         last part, checked alone (ruff's server checks them too)."""
-        scheme, _, rest = uri.partition(":")
-        if scheme != UNTITLED or uri not in self.workspace.text_documents:
+        name = _untitled_name(uri)
+        if name is None or uri not in self.workspace.text_documents:
             return None
         text_document = self.workspace.get_text_document(uri)
-        name = unquote(rest).rstrip("/").rsplit("/", 1)[-1] or rest
         if text_document.language_id != "python" and not name.endswith((".py", ".pyi")):
             return None
         return Document(uri, Path(name), text_document.version, text_document.source, untitled=True)
@@ -208,6 +211,15 @@ def _resolves_edits(ls: TflintPerfServer) -> bool:
     code_action = text_document.code_action if text_document else None
     support = code_action.resolve_support if code_action else None
     return bool(support and "edit" in support.properties)
+
+
+def _untitled_name(uri: str) -> Optional[str]:
+    """The name of a buffer not yet saved (``untitled:Untitled-1``): its URI's last part; None for
+    any other URI."""
+    scheme, _, rest = uri.partition(":")
+    if scheme != UNTITLED:
+        return None
+    return unquote(rest).rstrip("/").rsplit("/", 1)[-1] or rest
 
 
 def _path(uri: str) -> Optional[Path]:
