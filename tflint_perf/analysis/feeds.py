@@ -122,11 +122,20 @@ class Feeds:
         return None
 
     def _is_data(self, key, value, scope, place: Place, lambdas, iteration: Iteration) -> bool:
-        if HYPERPARAMETER_NAME.search(_leaf(key) or "") or HYPERPARAMETER_NAME.search(_leaf(value) or ""):
-            return False
-        if self.values.kind(value, scope, place, lambdas) == PYTHON:
+        if self.is_setting(key, value, scope, place, lambdas):
             return False
         return self._varies(value, scope, place, lambdas, iteration)
+
+    def is_setting(self, key, value, scope, place: Place, lambdas=()) -> bool:
+        """A fed hyperparameter or Python value (``lr``, ``keep_prob: 0.5``, ``is_training: True``), not data."""
+        if HYPERPARAMETER_NAME.search(_leaf(key) or "") or HYPERPARAMETER_NAME.search(_leaf(value) or ""):
+            return True
+        return self.values.kind(value, scope, place, lambdas) == PYTHON
+
+    def data_entries(self, feed: cst.BaseExpression, site: CallSite):
+        """The fed entries that are data, not settings: ``(value, scope, place)`` where each is bound."""
+        return [(value, scope, place) for key, value, scope, place in fed_entries(self.model, feed, site)
+                if not self.is_setting(key, value, scope, place)]
 
     def _varies(self, expr: cst.BaseExpression, scope, place: Place, lambdas, iteration: Iteration) -> bool:
         """``expr``, evaluated on each iteration, gives a different value each time."""
@@ -144,6 +153,28 @@ class Feeds:
                 continue
             stack.extend(node.children)
         return False
+
+
+def fed_entries(model: ModuleModel, feed: cst.BaseExpression, site: CallSite):
+    """``(key, value, scope, place)`` for each entry of a feed dict, written in the call or built
+    a few assignments earlier (``feed = {...}``, ``feed[x] = batch``)."""
+    return _entries(model, feed, site.function, site.place, site.lambdas, 0)
+
+
+def _entries(model: ModuleModel, feed, scope, place: Place, lambdas, depth: int):
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(feed, cst.Dict):
+        return [(el.key, el.value, scope, place) for el in feed.elements if isinstance(el, cst.DictElement)]
+    if isinstance(feed, cst.Name):
+        found = []
+        for binding in model.reaching(feed.value, scope, place, lambdas) or []:
+            if binding.kind == "assign" and binding.value is not None:
+                found += _entries(model, binding.value, binding.scope, binding.place, (), depth + 1)
+            elif binding.kind == "item" and binding.value is not None and binding.key is not None:
+                found.append((binding.key, binding.value, binding.scope, binding.place))
+        return found
+    return []
 
 
 def _iterable(loop: LoopNode) -> Optional[cst.BaseExpression]:
@@ -175,23 +206,8 @@ class Rollouts:
         self._steps: Optional[List[CallSite]] = None
 
     def from_rollout(self, feed: cst.BaseExpression, site: CallSite) -> bool:
-        values = self._fed_values(feed, site.function, site.place, site.lambdas, 0)
-        return any(self._reads_rollout(value, scope, place, 0, set()) for value, scope, place in values)
-
-    def _fed_values(self, feed, scope, place: Place, lambdas, depth: int):
-        if depth > _MAX_DEPTH:
-            return []
-        if isinstance(feed, cst.Dict):
-            return [(el.value, scope, place) for el in feed.elements if isinstance(el, cst.DictElement)]
-        if isinstance(feed, cst.Name):
-            found = []
-            for binding in self.model.reaching(feed.value, scope, place, lambdas) or []:
-                if binding.kind == "assign" and binding.value is not None:
-                    found += self._fed_values(binding.value, binding.scope, binding.place, (), depth + 1)
-                elif binding.kind == "item" and binding.value is not None:
-                    found.append((binding.value, binding.scope, binding.place))
-            return found
-        return []
+        return any(self._reads_rollout(value, scope, place, 0, set())
+                   for _, value, scope, place in fed_entries(self.model, feed, site))
 
     def _reads_rollout(self, expr: cst.BaseExpression, scope, place: Place, depth: int, seen: set) -> bool:
         if depth > _MAX_DEPTH:

@@ -7,6 +7,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.data_size import DataSizes
 from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
 from tflint_perf.analysis.loops import counts_epochs, few_literal_iterations, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
@@ -63,7 +64,11 @@ loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation; a loop i
 bound, so `for step in range(int(num_epochs * train_size) // BATCH_SIZE)` and `while step *
 batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); loops of a few runs
 the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`); initializer
-runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files.
+runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files; feeds drawn
+from a toy dataset whose whole size the source shows to be at most 10,000 numbers (literal lists,
+`np.random.normal(1, 0.1, 100)`, `np.linspace(0, 10, 100)`, scikit-learn's `load_iris()`, and
+slices, items, reshapes and loops over them; analysis/data_size.py), where each step copies a few
+hundred bytes and a pipeline would gain nothing measurable.
 """
     why_bad = """
 `feed_dict` copies every fed array from Python memory into the TensorFlow runtime on each
@@ -214,6 +219,21 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "with tf.Session() as sess:\n    xb, yb = next_batch()\n    for flag in (True, False):\n"
             "        sess.run(train_op, {x: xb, y: yb, is_training: flag})\n"
         ),
+        # aymericdamien's linear regression: 17 points fed one at a time; the whole dataset is 34 numbers.
+        Valid(
+            _TF1 + "import numpy\ntrain_X = numpy.asarray([3.3, 4.4, 5.5, 6.71, 6.93, 4.168, 9.779])\n"
+            "train_Y = numpy.asarray([1.7, 2.76, 2.09, 3.19, 1.694, 1.573, 3.366])\nwith tf.Session() as sess:\n"
+            "    for epoch in range(1000):\n        for (x, y) in zip(train_X, train_Y):\n"
+            "            sess.run(optimizer, feed_dict={X: x, Y: y})\n"
+        ),
+        # A cookbook regression: a batch drawn each step from 100 random points and Iris's petal widths.
+        Valid(
+            _TF1 + "import numpy as np\nfrom sklearn import datasets\niris = datasets.load_iris()\n"
+            "x_vals = np.array([x[3] for x in iris.data])\ny_vals = np.random.normal(1, 0.1, 100)\n"
+            "sess = tf.Session()\nfor i in range(1500):\n    rand_index = np.random.choice(len(x_vals), size=25)\n"
+            "    rand_x = np.transpose([x_vals[rand_index]])\n    rand_y = np.transpose([y_vals[rand_index]])\n"
+            "    sess.run(train_step, feed_dict={x_data: rand_x, y_target: rand_y, keep_prob: 0.5})\n"
+        ),
         # No feed.
         Valid(_TF1 + "with tf.Session() as sess:\n    for step in range(100):\n        sess.run(train_op)\n"),
         # Values bound once before the loop: a feedable iterator's handle, a periodic validation feed.
@@ -290,6 +310,13 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    def step(self, xb):\n        self.sess.run(self.train_op, feed_dict={self.x: xb})\n\n"
             "    def fit(self, data):\n        for xb in data:\n            self.step(xb)\n"
         ),
+        # The same loop over 100,000 random points: not a toy dataset.
+        Invalid(
+            _TF1 + "import numpy as np\nx_vals = np.random.normal(1, 0.1, 100000)\ny_vals = np.random.normal(1, 0.1, 100000)\n"
+            "sess = tf.Session()\nfor i in range(1500):\n    rand_index = np.random.choice(len(x_vals), size=25)\n"
+            "    rand_x = np.transpose([x_vals[rand_index]])\n    rand_y = np.transpose([y_vals[rand_index]])\n"
+            "    sess.run(train_step, feed_dict={x_data: rand_x, y_target: rand_y})\n"
+        ),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
@@ -300,6 +327,7 @@ is not reported: the values are bound before the loop, like a periodic validatio
         feeds: Optional[Feeds] = None
         purposes: Optional[RunPurposes] = None
         rollouts: Optional[Rollouts] = None
+        sizes: Optional[DataSizes] = None
         reported = set()  # one finding per loop: its training step, not each run in it
         for site in model.calls:
             call = site.node
@@ -329,6 +357,10 @@ is not reported: the values are bound before the loop, like a periodic validatio
             rollouts = rollouts or Rollouts(model)
             if rollouts.from_rollout(feed, site):
                 continue
+            sizes = sizes or DataSizes(model)
+            data = feeds.data_entries(feed, site)
+            if data and all(sizes.is_tiny(value, scope, place) for value, scope, place in data):
+                continue  # a toy dataset: each step copies a few hundred bytes
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:
                 continue
