@@ -13,7 +13,8 @@ the new API is used wherever it exists, and the old one only where it does not (
   calls ``hasattr``, or a comparison with a version (``tf.__version__``, ``TF_VERSION >= (2, 7)``);
 - ``try: new except AttributeError: old`` (also ``ImportError``, ``ModuleNotFoundError``, ``NameError``):
   either side of the ``try``;
-- ``getattr(tf.data, "AUTOTUNE", tf.data.experimental.AUTOTUNE)``: the old spelling as the default.
+- ``getattr(tf.data, "AUTOTUNE", tf.data.experimental.AUTOTUNE)``: the old spelling as the default;
+- code after ``if <such a check>: return new`` in the same block (an ``else`` written as an early return).
 
 Either branch of a check counts: which one the old API sits on depends on how the test is phrased.
 """
@@ -55,7 +56,20 @@ class CompatibilityChecks:
                 return True
             if isinstance(current, cst.Arg) and _is_getattr_default(parents.get(id(current)), current):
                 return True
+            if isinstance(current, (cst.IndentedBlock, cst.Module)) and self._after_exiting_check(current, child):
+                return True
             child, current = current, parents.get(id(current))
+        return False
+
+    def _after_exiting_check(self, block: "cst.IndentedBlock | cst.Module", statement: cst.CSTNode) -> bool:
+        """``statement`` follows, in the same block, ``if <feature check>: ... return`` (no ``else``): it
+        runs only where the check failed, as an ``else`` branch would."""
+        for earlier in block.body:
+            if earlier is statement:
+                return False
+            if (isinstance(earlier, cst.If) and earlier.orelse is None and _exits(earlier.body)
+                    and _is_feature_check(self.model, earlier.test)):
+                return True
         return False
 
     def _parent_map(self) -> Dict[int, cst.CSTNode]:
@@ -88,6 +102,14 @@ def _is_feature_check(model: ModuleModel, test: cst.BaseExpression) -> bool:
                 return True
         stack.extend(node.children)
     return False
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """The block's last statement is a ``return`` or ``raise``: code after the ``if`` runs only when its test failed."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else (body,)
+    last = lines[-1] if lines else None
+    return isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and isinstance(
+        last.body[-1], (cst.Return, cst.Raise))
 
 
 def _tests_attributes(model: ModuleModel, name: str) -> bool:
