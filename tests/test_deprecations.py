@@ -206,3 +206,51 @@ def test_a_notebook_that_turns_eager_execution_off_runs_on_tensorflow_2_and_is_r
     result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
                      "eager.ipynb", cwd=tmp_path)
     assert _codes(result) == ["TFP402"], result.stdout + result.stderr
+
+
+COMPATIBLE = (
+    "import tensorflow as tf\n"
+    "from mypkg.utils import compat\n"
+    "\n"
+    "def sample(datasets, weights):\n"
+    "    if compat.tf_supports('data.Dataset.sample_from_datasets'):\n"
+    "        return tf.data.Dataset.sample_from_datasets(datasets, weights=weights)\n"
+    "    else:\n"
+    "        return tf.data.experimental.sample_from_datasets(datasets, weights=weights)\n"
+    "\n"
+    "def _has(module, name):\n"
+    "    return hasattr(module, name)\n"
+    "\n"
+    "def flatten(ds):\n"
+    "    if _has(tf.data.Dataset, 'unbatch'):\n"
+    "        return ds.unbatch()\n"
+    "    return ds.apply(tf.data.experimental.unbatch())\n"
+    "\n"
+    "def counter():\n"
+    "    try:\n"
+    "        return tf.data.Dataset.counter()\n"
+    "    except (NameError, AttributeError):\n"
+    "        return tf.data.experimental.Counter()\n"
+    "\n"
+    "def train(model, gen):\n"
+    "    if tuple(int(p) for p in tf.__version__.split('.')[:2]) < (2, 1):\n"
+    "        model.fit_generator(gen, epochs=3)\n"
+    "    else:\n"
+    "        model.fit(gen, epochs=3)\n"
+    "\n"
+    "def upgrade_me(ds, training):\n"
+    "    if training:\n"
+    "        ds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n"
+    "    return ds\n"
+)
+
+
+def test_a_deprecated_spelling_only_a_feature_or_version_check_picks_is_not_reported(tmp_path):
+    # OpenNMT-tf's shape: the new API wherever it exists, the old one as the fallback for older
+    # TensorFlow; a helper named for the check, a same-file helper that calls hasattr, try/except
+    # AttributeError and a version comparison all say so. A branch on anything else does not.
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.15\n", encoding="utf-8")
+    (tmp_path / "data.py").write_text(COMPATIBLE, encoding="utf-8")
+    result = run_cli("check", "--select", "TFP4", "--no-cache", "--output-format", "json", "data.py", cwd=tmp_path)
+    findings = json.loads(result.stdout)
+    assert [(f["code"], f["location"]["row"]) for f in findings] == [("TFP401", 32)], result.stdout + result.stderr

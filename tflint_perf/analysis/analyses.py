@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from tflint_perf.analysis.callgraph import CallGraph
+from tflint_perf.analysis.compatibility import CompatibilityChecks
 from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.deprecations import module_runs_only_on_tf1
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
@@ -31,6 +32,10 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def call_graph(self) -> CallGraph:
         return CallGraph(self)
+
+    @cached_property
+    def compatibility(self) -> CompatibilityChecks:
+        return CompatibilityChecks(self)
 
     @cached_property
     def hot_paths(self) -> HotPaths:

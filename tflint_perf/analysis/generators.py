@@ -22,6 +22,7 @@ of memory) gives None.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -29,6 +30,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, keyword_argument
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import dotted_text
 
 _ARRAY_METHODS = frozenset({"astype", "to_numpy", "reshape", "copy"})
 _OUT_OF_MEMORY = frozenset({"numpy.memmap", "numpy.lib.format.open_memmap"})
@@ -47,17 +49,18 @@ def in_memory_slices(model: ModuleModel, call: cst.Call, scope: Optional[Functio
     generator = _plain_generator(model, call, scope) if len(call.args) <= 4 else None
     if generator is None:
         return None
-    loop = _only_loop(generator.node)
-    if loop is None:
+    shape = _only_loop(generator.node)
+    if shape is None:
         return None
-    elements = _loop_elements(loop)
+    loop, aliases = shape
+    elements = _loop_elements(loop, aliases)
     if elements is None:
         return None
     yielded = _only_yield(loop)
     if yielded is None:
         return None
     used: List[str] = []
-    structure = _structure(model, yielded, elements, used)
+    structure = _structure(model, yielded, elements, used, aliases)
     if structure is None or not used:
         return None
     shapes = declared_shapes(call)
@@ -130,13 +133,54 @@ _CONSTANT_ARRAYS = frozenset({"numpy.zeros", "numpy.ones", "numpy.full", "numpy.
 
 
 # -- the generator's body ---------------------------------------------------------------------
-def _only_loop(node: cst.FunctionDef) -> Optional[cst.For]:
+def _only_loop(node: cst.FunctionDef) -> Optional[Tuple[cst.For, Dict[str, str]]]:
+    """The generator's one ``for`` loop and the aliases bound before it, when nothing else runs.
+
+    Before the loop the body may only name the arrays again (``inputs = X_train``: the loop then
+    slices ``X_train``) and guard them (``if len(inputs) != len(targets): raise ...``, ``assert``):
+    a guard that only raises does no work per element, and the elements are the same."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     statements = [s for s in body if not _is_docstring(s)]
-    if len(statements) != 1 or not isinstance(statements[0], cst.For):
+    if not statements or not isinstance(statements[-1], cst.For):
         return None
-    loop = statements[0]
-    return loop if loop.orelse is None and loop.asynchronous is None else None
+    aliases: Dict[str, str] = {}
+    for statement in statements[:-1]:
+        if _raising_guard(statement):
+            continue
+        alias = _alias(statement)
+        if alias is None or alias[0] in aliases:
+            return None
+        aliases[alias[0]] = aliases.get(alias[1], alias[1])
+    loop = statements[-1]
+    if loop.orelse is not None or loop.asynchronous is not None:
+        return None
+    return loop, aliases
+
+
+def _alias(statement: cst.CSTNode) -> Optional[Tuple[str, str]]:
+    """``inputs = X_train``: (new name, the name it stands for)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.value, cst.Name):
+        return None
+    target = small.targets[0].target
+    return (target.value, small.value.value) if isinstance(target, cst.Name) else None
+
+
+def _raising_guard(statement: cst.CSTNode) -> bool:
+    """``if <test>: raise ...`` (no ``else``) or ``assert <test>``: stops the generator or lets it run as is."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(isinstance(small, cst.Assert) for small in statement.body)
+    if not isinstance(statement, cst.If) or statement.orelse is not None:
+        return False
+    inner = statement.body.body
+    lines = inner if isinstance(statement.body, cst.IndentedBlock) else (statement.body,)
+    return bool(lines) and all(
+        isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        and all(isinstance(small, cst.Raise) for small in line.body)
+        for line in lines
+    )
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
@@ -161,10 +205,10 @@ def _only_yield(loop: "cst.For | cst.While") -> Optional[cst.BaseExpression]:
 Elements = Dict[str, Tuple[str, Optional[str]]]
 
 
-def _loop_elements(loop: cst.For) -> Optional[Elements]:
+def _loop_elements(loop: cst.For, aliases: Dict[str, str]) -> Optional[Elements]:
     it, target = loop.iter, loop.target
     if isinstance(it, cst.Name) and isinstance(target, cst.Name):
-        return {target.value: ("row", it.value)}
+        return {target.value: ("row", aliases.get(it.value, it.value))}
     if not isinstance(it, cst.Call) or not isinstance(it.func, cst.Name) or any(a.keyword or a.star for a in it.args):
         return None
     if it.func.value == "range" and len(it.args) == 1 and isinstance(target, cst.Name):
@@ -176,7 +220,7 @@ def _loop_elements(loop: cst.For) -> Optional[Elements]:
         for element, arg in zip(target.elements, it.args):
             if not isinstance(element.value, cst.Name) or not isinstance(arg.value, cst.Name):
                 return None
-            elements[element.value.value] = ("row", arg.value.value)
+            elements[element.value.value] = ("row", aliases.get(arg.value.value, arg.value.value))
         return elements
     return None
 
@@ -194,9 +238,10 @@ def _length_of_name(expr: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements, used: List[str]) -> Optional[str]:
+def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements, used: List[str],
+               aliases: Dict[str, str]) -> Optional[str]:
     if isinstance(expr, cst.Tuple):
-        parts = [_structure(model, e.value, elements, used) if not isinstance(e, cst.StarredElement) else None
+        parts = [_structure(model, e.value, elements, used, aliases) if not isinstance(e, cst.StarredElement) else None
                  for e in expr.elements]
         if not parts or any(p is None for p in parts):
             return None
@@ -206,7 +251,7 @@ def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements,
         for element in expr.elements:
             if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
                 return None
-            part = _structure(model, element.value, elements, used)
+            part = _structure(model, element.value, elements, used, aliases)
             if part is None:
                 return None
             items.append(f"{element.key.value}: {part}")
@@ -223,8 +268,9 @@ def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements,
             return None
         if elements.get(index.value.value, ("", None))[0] != "index" or expr.value.value in elements:
             return None
-        used.append(expr.value.value)
-        return expr.value.value
+        container = aliases.get(expr.value.value, expr.value.value)
+        used.append(container)
+        return container
     return None
 
 
@@ -232,8 +278,7 @@ def _structure(model: ModuleModel, expr: cst.BaseExpression, elements: Elements,
 def _binds_array(model: ModuleModel, binding: Binding) -> bool:
     value = binding.value
     if binding.kind == "unpack" and isinstance(value, cst.Call):
-        name = model.call_name(value) or ""
-        return name.startswith("keras.datasets.") and name.endswith(".load_data")
+        return _dataset_loader(model, value)
     if binding.kind != "assign" or value is None:
         return False
     if isinstance(value, cst.Attribute) and value.attr.value == "values":
@@ -244,6 +289,31 @@ def _binds_array(model: ModuleModel, binding: Binding) -> bool:
             return name.startswith("numpy.") and name not in _OUT_OF_MEMORY and not _object_dtype(value)
         return isinstance(value.func, cst.Attribute) and value.func.attr.value in _ARRAY_METHODS
     return False
+
+
+_LOADER = re.compile(r"load_(?:\w+_)?(?:data|dataset)")
+# Loaders of text corpora return token sequences of varying length (``imdb.load_data`` gives object
+# arrays of lists): not rectangular, whatever the loader is called.
+_TEXT_DATA = re.compile(r"imdb|reuters|ptb|wmt|text|word|sentence|corpus|nietzsche|mahoney|translat")
+
+
+def _dataset_loader(model: ModuleModel, call: cst.Call) -> bool:
+    """``(x_train, y_train), _ = keras.datasets.mnist.load_data()``, ``X_train, y_train, X_test, y_test =
+    tl.files.load_cifar10_dataset(...)``: a library's dataset loader, unpacked into its splits.
+
+    The signal is the convention that ``keras.datasets`` set and other libraries follow: a function of an
+    imported module (not one defined here, whose body the analysis could read instead) named
+    ``load_data`` / ``load_<name>_dataset`` / ``load_<name>_data``, whose result is unpacked, returns the
+    dataset as in-memory NumPy arrays, one per split. Text corpora are the exception (their rows are
+    token lists of varying length), so a loader whose dotted name names one is not trusted."""
+    dotted = dotted_text(call.func)
+    if dotted is None:
+        return False
+    root = dotted.split(".")[0]
+    if not model.imports.is_bound(root) or root in model.module_functions:
+        return False
+    leaf = dotted.rsplit(".", 1)[1]
+    return _LOADER.fullmatch(leaf) is not None and _TEXT_DATA.search(dotted.lower()) is None
 
 
 def _object_dtype(call: cst.Call) -> bool:

@@ -5,7 +5,8 @@ A function is hot when it is
   every element, as a graph);
 - a ``tf.function``: decorated (functions and methods, with or without arguments) or wrapped
   (``tf.function(fn)``, ``tf.function(self.step)``);
-- passed to ``tf.map_fn`` / ``tf.vectorized_map`` (run for every element of a tensor);
+- passed to ``tf.map_fn`` / ``tf.vectorized_map`` (run for every element of a tensor; what it is for is
+  what the names around the call say: ``_detokenize_tensor`` maps over a model's outputs);
 - ``call`` / ``train_step`` / ``test_step`` / ``predict_step`` of a Keras ``Layer`` or ``Model``
   subclass (Keras traces them into a graph), a ``LearningRateSchedule.__call__``, a ``Loss.call``,
   a ``Metric.update_state``;
@@ -149,7 +150,11 @@ class HotPaths:
                 target = resolve(arg.value, site.function) if arg is not None else None
                 if target is not None:
                     leaf = name.rsplit(".", 1)[-1]
-                    self._add_root(target, HotContext("element-map", f"a function passed to `tf.{leaf}`", target, True))
+                    # Per element of a tensor, for whatever the code calling the map is for: a map in
+                    # `_detokenize_tensor` turns a model's outputs into text (inference), not training.
+                    purpose = _purpose_around(site.function, model) if site.function is not None else Purpose.UNKNOWN
+                    self._add_root(target, HotContext("element-map", f"a function passed to `tf.{leaf}`", target, True,
+                                                      purpose=purpose))
         if model.imports.imports_framework:
             for builder, owner in graph_builders(model):
                 description = f"TF1 graph code that `{owner.name}` builds and its training `sess.run` runs every step"

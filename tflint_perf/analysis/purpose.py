@@ -43,7 +43,7 @@ _INSPECTION_NAME = re.compile(
 )
 _EVALUATION_NAME = re.compile(
     r"(?:^|_)(?:test\w*|eval\w*|valid\w*|val|predict\w*|infer\w*|metrics?|accuracy|update_state|result|"
-    r"generate\w*|sample\w*|decode|translate|benchmark\w*)(?:_|\d|$)",
+    r"generate\w*|sample\w*|decode|detokeni[sz]e\w*|translate|benchmark\w*)(?:_|\d|$)",
     re.IGNORECASE,
 )
 _TRAINING_NAME = re.compile(
@@ -56,7 +56,8 @@ _TRAINING_NAME = re.compile(
 # The names of a function or variable that builds a pipeline say less: `generate_dataset`,
 # `sample_batches` and `decode_records` build training input as often as not.
 _BUILDER_EVALUATION_NAME = re.compile(
-    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*|update_state|metrics?)(?:_|\d|$)", re.IGNORECASE
+    r"(?:^|_)(?:test|eval\w*|valid\w*|val|predict\w*|infer\w*|detokeni[sz]e\w*|update_state|metrics?)(?:_|\d|$)",
+    re.IGNORECASE
 )
 _BUILDER_INSPECTION_NAME = re.compile(
     r"(?:^|_)(?:visuali[sz]\w*|show\w*|plot\w*|display\w*|draw\w*|to_numpy|summary|serialize\w*)(?:_|\d|$)",

@@ -14,6 +14,7 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 
 _TF = "import numpy as np\nimport tensorflow as tf\n\n"
 _ARRAYS = "x = np.load('x.npy')\ny = np.load('y.npy')\n\n"
+_LOADED = "import tensorlayer as tl\n\nX_train, y_train, X_test, y_test = tl.files.load_cifar10_dataset(shape=(-1, 32, 32, 3))\n\n"
 
 
 class FromGeneratorOverArrays(Rule):
@@ -28,9 +29,15 @@ whole body is one loop yielding slices of arrays already in memory, and nothing 
 `for i in range(len(x)): yield x[i], y[i]`, `for a, b in zip(x, y): yield a, b`,
 `for row in x: yield {"features": row}`.
 
+Before the loop the generator may only name the arrays again (`inputs = X_train`) and guard them
+with a check that only raises (`if len(inputs) != len(targets): raise ValueError(...)`, `assert`).
+
 The arrays must be known to be rectangular: bound to NumPy calls (`np.load`, `np.array`, ...),
-`.values` / `.to_numpy()` / `.astype()`, or a `keras.datasets` loader, or the call declares fully
-static shapes in `output_signature` / `output_shapes`. Not reported: a generator that reads files,
+`.values` / `.to_numpy()` / `.astype()`, or unpacked from a library's dataset loader (a function of
+an imported module named `load_data`, `load_<name>_dataset` or `load_<name>_data`, the convention
+`keras.datasets` set: it returns one NumPy array per split; loaders of text corpora such as `imdb`
+are not trusted, their rows vary in length), or the call declares fully static shapes in
+`output_signature` / `output_shapes`. Not reported: a generator that reads files,
 decodes, shuffles indices, computes anything per element, loops forever (`while True`) or takes
 `args=`; a declared `None` dimension (variable-length items, which `from_tensor_slices` cannot
 hold); memory-mapped arrays (`np.memmap`, `np.load(mmap_mode=...)`, kept out of memory on
@@ -133,6 +140,25 @@ analysis cannot see sizes. Suppress the finding with `# noqa: TFP105` there.
             _TF + _ARRAYS + "def gen(n):\n    for i in range(n):\n        yield x[i]\n\n"
             "ds = tf.data.Dataset.from_generator(gen, args=[100], output_types=tf.float32)\nmodel.fit(ds.batch(32))\n"
         ),
+        # A text corpus loader: its rows are token lists of varying length.
+        Valid(
+            _TF + "(x_train, y_train), _ = tf.keras.datasets.imdb.load_data(num_words=10000)\n\n"
+            "def gen():\n    for a, b in zip(x_train, y_train):\n        yield a, b\n\n"
+            "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int32, tf.int64))\nmodel.fit(ds.padded_batch(32))\n"
+        ),
+        # A loader defined in this file is not the library convention (and its body says what it returns).
+        Valid(
+            _TF + "def load_data():\n    return read_rows('train.txt')\n\nxs, ys = load_data()\n\n"
+            "def gen():\n    for a, b in zip(xs, ys):\n        yield a, b\n\n"
+            "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int64))\nmodel.fit(ds.batch(32))\n"
+        ),
+        # Before the loop the generator does work of its own (here: reorders the rows each pass).
+        Valid(
+            _TF + "import tensorlayer as tl\n\nX_train, y_train, _, _ = tl.files.load_cifar10_dataset()\n\n"
+            "def gen():\n    inputs, targets = sklearn.utils.shuffle(X_train, y_train)\n"
+            "    for a, b in zip(inputs, targets):\n        yield a, b\n\n"
+            "ds = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int32))\nmodel.fit(ds.batch(32))\n"
+        ),
         # Inspection only.
         Valid(
             _TF + _ARRAYS + "def gen():\n    for i in range(len(x)):\n        yield x[i], y[i]\n\n"
@@ -168,6 +194,20 @@ analysis cannot see sizes. Suppress the finding with `# noqa: TFP105` there.
             "def train():\n    ds = tf.data.Dataset.from_generator(gen, output_types=(tf.uint8, tf.uint8))\n"
             "    model.fit(ds.batch(32), epochs=2)\n",
             fixed=None,
+            unsafe=True,
+        ),
+        # A library's dataset loader; the generator names the arrays again and checks their lengths first.
+        Invalid(
+            _TF + _LOADED + "def generator_train():\n    inputs = X_train\n    targets = y_train\n"
+            "    if len(inputs) != len(targets):\n        raise AssertionError('lengths differ')\n"
+            "    for _input, _target in zip(inputs, targets):\n        yield _input, _target\n\n"
+            "train_ds = tf.data.Dataset.from_generator(generator_train, output_types=(tf.float32, tf.int32))\n"
+            "for epoch in range(10):\n    for x, y in train_ds.shuffle(1000).batch(32):\n        train_step(x, y)\n",
+            fixed=_TF + _LOADED + "def generator_train():\n    inputs = X_train\n    targets = y_train\n"
+            "    if len(inputs) != len(targets):\n        raise AssertionError('lengths differ')\n"
+            "    for _input, _target in zip(inputs, targets):\n        yield _input, _target\n\n"
+            "train_ds = tf.data.Dataset.from_tensor_slices((X_train, y_train))\n"
+            "for epoch in range(10):\n    for x, y in train_ds.shuffle(1000).batch(32):\n        train_step(x, y)\n",
             unsafe=True,
         ),
     )

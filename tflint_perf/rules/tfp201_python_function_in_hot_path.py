@@ -55,7 +55,8 @@ One-off eager uses (preparing data once, outside any pipeline), `py_func`s feedi
 summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`), maps
 whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`: the
 Python runs once per element in the whole run, not on every epoch),
-`tf.function`s called only from top-level statements outside loops, and callbacks with nothing to
+`tf.function`s called only from top-level statements outside loops, element maps (`tf.map_fn`) in
+code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """
     why_bad = """
@@ -126,6 +127,13 @@ are not followed.
             "        return tf.py_func(visualize_boxes_fn, args, tf.uint8)\n"
             "    return tf.map_fn(draw_boxes, (images, boxes), dtype=tf.uint8)\n"
         ),
+        # OpenNMT-tf's tokenizer: detokenizing decoded outputs (inference, scoring, export) per sentence.
+        Valid(
+            _TF + "class Tokenizer:\n    def _detokenize_tensor(self, tokens):\n        def _python_wrapper(tokens_t):\n"
+            "            return tf.constant(self._detokenize_string(tokens_t.numpy()))\n"
+            "        if tokens.shape.rank == 1:\n            return tf.py_function(_python_wrapper, [tokens], tf.string)\n"
+            "        return tf.map_fn(self._detokenize_tensor, tokens, dtype=tf.string)\n"
+        ),
         # A one-off eager use.
         Valid(_TF + "import numpy as np\nstats = tf.py_function(np.mean, [data], tf.float32)\n"),
         # A py_func feeding a TF1 summary.
@@ -191,6 +199,13 @@ are not followed.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
     )
     invalid = (
+        # The same map over a batch, called by code that says nothing of inference: per image, under the GIL.
+        Invalid(
+            _TF + "class Augmenter:\n    def _augment_tensor(self, images):\n        def _python_wrapper(image_t):\n"
+            "            return tf.constant(self._rotate_array(image_t.numpy()))\n"
+            "        if images.shape.rank == 3:\n            return tf.py_function(_python_wrapper, [images], tf.float32)\n"
+            "        return tf.map_fn(self._augment_tensor, images, dtype=tf.float32)\n"
+        ),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # A `repeat` before the cache: the first pass never ends, the tokenizer runs on every epoch.

@@ -56,6 +56,11 @@ there. With no target known, a spelling is reported with a message that says the
 and from which release it warns; a module kept running on 1.15 (it imports `tensorflow.compat.v1`
 or `compat.v2`) is then not told about replacements that 1.15 lacks.
 
+An old spelling used only on a branch of a feature or version check (`if hasattr(tf.data.Dataset,
+"sample_from_datasets")`, a helper such as `compat.tf_supports(...)`, `tf.__version__ < "2.7"`,
+`try: ... except AttributeError:`, the default of `getattr(...)`) is the compatible way to support
+several TensorFlow versions, not an upgrade to make: not reported.
+
 Names are resolved through the module's imports (`import tensorflow as tf`,
 `from tensorflow.data import experimental`, `tf.compat.v1`), never by their text. Test files are
 skipped. Which replacement needs which TensorFlow comes from one table
@@ -139,8 +144,25 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         Valid(_HEADER + "ds = ds.apply(tf.data.experimental.parallel_interleave(load, 4))\n", target_version=(2, 1)),
         Valid("import tensorflow.compat.v1 as tf\nds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n"),
         Valid("import tensorflow as tf\nds = tf.data.experimental.sample_from_datasets([a, b])\n", target_version=(2, 6)),
+        # The fallback a feature check picks where the new API is missing (OpenNMT-tf's shape): code
+        # written for several TensorFlow versions, not an upgrade to make.
+        Valid("import tensorflow as tf\nfrom opennmt.utils import compat\n"
+              "if compat.tf_supports('data.Dataset.sample_from_datasets'):\n"
+              "    ds = tf.data.Dataset.sample_from_datasets(datasets, weights=w)\nelse:\n"
+              "    ds = tf.data.experimental.sample_from_datasets(datasets, weights=w)\n", target_version=(2, 15)),
+        Valid("import tensorflow as tf\nif hasattr(tf.data.Dataset, 'sample_from_datasets'):\n"
+              "    ds = tf.data.Dataset.sample_from_datasets(datasets)\nelse:\n    ds = tf.data.experimental.sample_from_datasets(datasets)\n"
+              "ds = ds.apply(tf.data.experimental.unbatch()) if tf.__version__ < '2.2' else ds.unbatch()\n",
+              target_version=(2, 15)),
+        Valid("import tensorflow as tf\ntry:\n    ds = ds.unbatch()\nexcept AttributeError:\n"
+              "    ds = ds.apply(tf.data.experimental.unbatch())\n", target_version=(2, 15)),
     )
     invalid = (
+        # A check that is not about the feature or the version does not make the old spelling a fallback.
+        Invalid(
+            _HEADER + "if training:\n    ds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n",
+            fixed=_HEADER + "if training:\n    ds = ds.shuffle(1024).repeat()\n", target_version=(2, 15),
+        ),
         # No TensorFlow version known: reported (it warns from 2.0), no fix; the message says so.
         Invalid(_HEADER + "ds = ds.apply(tf.data.experimental.shuffle_and_repeat(1024))\n", fixed=None),
         Invalid(
@@ -205,8 +227,8 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
         for site in model.attributes:
             entry = lookup(model.imports.spelled(site.node), self.code)
             clause = effect(version, entry, tf1, tf1_only) if entry is not None and entry.form == "constant" else None
-            if clause is None:
-                continue
+            if clause is None or model.compatibility.on_branch(site.node):
+                continue  # not deprecated where it runs, or the fallback a version check picks
             fix = None
             new = respell(dotted_text(site.node) or "", entry)
             if new is not None and replacement_available(version, entry):
@@ -216,8 +238,8 @@ fix. No fix either when the spelling hides the `experimental` module behind an a
             call = site.node
             entry = lookup(model.imports.spelled(call.func), self.code)
             clause = effect(version, entry, tf1, tf1_only) if entry is not None and entry.form in ("apply", "function") else None
-            if clause is None:
-                continue
+            if clause is None or model.compatibility.on_branch(call):
+                continue  # not deprecated where it runs, or the fallback a version check picks
             fix = None
             if replacement_available(version, entry) and not has_star_args(call) and entry.special != "report":
                 if entry.form == "function":

@@ -204,7 +204,7 @@ before, Keras up to 2.3 had no generator-taking `fit`).
             entry = lookup(spelled, self.code)
             if entry is not None and entry.form == "function":
                 clause = effect(version, entry, tf1, tf1_only, compat=through_compat_v1(model, call.func))
-                if clause is None:
+                if clause is None or model.compatibility.on_branch(call):
                     continue
                 fix = self._function_fix(context, site, entry) if replacement_available(version, entry) else None
                 yield self.finding(self._message(entry, version, clause), call.func, call, fix)
@@ -213,7 +213,7 @@ before, Keras up to 2.3 had no generator-taking `fit`).
                     keyword = arg.keyword.value if arg.keyword is not None else None
                     entry = _KEYWORDS.get(keyword or "")
                     clause = effect(version, entry, tf1, tf1_only) if entry is not None else None
-                    if clause is None:
+                    if clause is None or model.compatibility.on_branch(call):
                         continue
                     fix = None
                     if replacement_available(version, entry) and keyword_argument(call, entry.new_tail) is None:
@@ -232,7 +232,7 @@ before, Keras up to 2.3 had no generator-taking `fit`).
                     if version is None:
                         continue
                 clause = effect(version, entry, tf1, tf1_only)
-                if clause is None:
+                if clause is None or model.compatibility.on_branch(call):
                     continue
                 fix = self._method_fix(call, entry, version) if replacement_available(version, entry) else None
                 replacement = f"`{entry.new_tail}`, which takes generators"
