@@ -6,7 +6,8 @@ each class pinned both ways on excerpts written from real code, through the real
   evaluation one is silent;
 - TFP103 stays silent when a later shuffle restores per-epoch order (tensorflow/tpu's ImageNet inputs);
 - evaluation the model waits on every epoch (`validation_data=` over several epochs, a test loop inside
-  the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not;
+  the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not,
+  nor evaluation a guard runs every Nth epoch (`if (epoch + 1) % 5 == 0:`), unlike every Nth step;
 - TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
 - a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking).
 """
@@ -266,6 +267,107 @@ def test_an_evaluation_loop_after_training_is_not():
     )
     assert source != EPOCH_LOOP
     assert found(source, ["TFP101", "TFP102"]) == []
+
+
+# -- evaluation every Nth epoch -----------------------------------------------------------------
+# tensorlayer/TensorLayer examples (tutorial_cifar10_cnn_static.py, the quantized_net CIFAR-10 tutorials):
+# the test pipeline read inside the epoch loop, under a guard that picks every `print_freq`-th epoch.
+EVERY_NTH_EPOCH = """
+    import tensorflow as tf
+
+    n_epoch = 50000
+    print_freq = 5
+    train_ds = tf.data.TFRecordDataset(train_files).map(_map_fn_train, num_parallel_calls=4).batch(128).prefetch(4)
+    test_ds = tf.data.TFRecordDataset(test_files).batch(128).map(_map_fn_test)
+
+    for epoch in range(n_epoch):
+        for X_batch, y_batch in train_ds:
+            with tf.GradientTape() as tape:
+                _loss = tl.cost.cross_entropy(net(X_batch), y_batch, name='train_loss')
+            grad = tape.gradient(_loss, train_weights)
+            optimizer.apply_gradients(zip(grad, train_weights))
+        if epoch + 1 == 1 or (epoch + 1) % print_freq == 0:
+            for X_batch, y_batch in test_ds:
+                val_loss += tl.cost.cross_entropy(net(X_batch), y_batch, name='eval_loss')
+"""
+
+
+def test_evaluation_every_fifth_epoch_is_not_per_epoch_work():
+    assert found(EVERY_NTH_EPOCH, ["TFP101", "TFP102"]) == []
+
+
+def test_evaluation_the_same_guard_runs_every_epoch_is_reported():
+    every = EVERY_NTH_EPOCH.replace("print_freq = 5", "print_freq = 1")  # tensorlayer's tutorial_quanconv_mnist.py
+    assert found(every, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]
+    unknown = EVERY_NTH_EPOCH.replace("(epoch + 1) % print_freq", "(epoch + 1) % args.print_freq")  # may be 1
+    assert found(unknown, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]
+    otherwise = EVERY_NTH_EPOCH.replace(
+        "            for X_batch, y_batch in test_ds:", "            pass\n        else:\n            for X_batch, y_batch in test_ds:")
+    assert found(otherwise, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]  # the other four epochs in five
+
+
+def test_a_test_function_called_every_tenth_epoch_is_not_per_epoch_work():
+    source = """
+        import tensorflow as tf
+
+        train_ds = tf.data.TFRecordDataset(train_files).map(parse, num_parallel_calls=4).batch(32).prefetch(2)
+        test_ds = tf.data.TFRecordDataset(test_files).map(parse).batch(32)
+
+        def test(model, ds):
+            for x, y in ds:
+                test_step(model, x, y)
+
+        for epoch in range(100):
+            for x, y in train_ds:
+                train_step(model, x, y)
+            if epoch % 10 == 0:
+                test(model, test_ds)
+    """
+    assert found(source, ["TFP101", "TFP102"]) == []
+    assert found(source.replace("            if epoch % 10 == 0:\n                test(", "            test("),
+                 ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
+
+
+# dragen1860/TensorFlow-2.x-Tutorials lesson28 main.py: one loop of steps over the repeated training data,
+# evaluating every 500 steps: about once an epoch (469 steps of 128), as often as per-epoch evaluation.
+EVERY_NTH_STEP = """
+    import tensorflow as tf
+
+    db = tf.data.TFRecordDataset(train_files).map(preprocess, num_parallel_calls=4).batch(128).prefetch(2).repeat(10)
+    ds_val = tf.data.TFRecordDataset(val_files).map(preprocess).batch(128)
+
+    for step, (x, y) in enumerate(db):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.losses.categorical_crossentropy(y, network(x), from_logits=True))
+        grads = tape.gradient(loss, network.trainable_variables)
+        optimizer.apply_gradients(zip(grads, network.trainable_variables))
+        if step % 500 == 0:
+            for x, y in ds_val:
+                total_correct += tf.reduce_sum(tf.cast(tf.equal(tf.argmax(network(x), 1), y), tf.int32))
+"""
+
+
+def test_the_same_guard_on_a_step_counter_still_evaluates_every_epoch():
+    assert found(EVERY_NTH_STEP, ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
+
+
+def test_a_loop_of_epochs_named_for_nothing_counts_epochs_by_its_nested_training_loop():
+    source = """
+        import tensorflow as tf
+
+        train_ds = tf.data.TFRecordDataset(train_files).map(parse, num_parallel_calls=4).batch(32).prefetch(2)
+        test_ds = tf.data.TFRecordDataset(test_files).map(parse).batch(32)
+        step = 0
+        while step < 40:
+            for x, y in train_ds:
+                train_step(x, y)
+            step += 1
+            if step % 4 == 0:
+                for x, y in test_ds:
+                    test_step(x, y)
+    """
+    assert found(source, ["TFP101", "TFP102"]) == []
+    assert found(source.replace("step % 4", "step % 1"), ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
 
 
 # -- TF1: pipelines on attributes, reinitializable iterators -------------------------------------

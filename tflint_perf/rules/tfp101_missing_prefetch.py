@@ -36,7 +36,8 @@ waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=v
 or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 `validation_freq=2` over 5 epochs), an evaluation loop run once (`test_step`,
-metric updates), an inspection (`take(n)`, plotting) or a one-off pass
+metric updates) or every Nth epoch (`if (epoch + 1) % print_freq == 0:`, N a literal or module
+constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
@@ -138,6 +139,13 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\n"
             "model.fit(train.repeat(), epochs=30, steps_per_epoch=500, validation_data=val.repeat(), validation_steps=2)\n"
             "model.fit(train, epochs=5, validation_data=val, validation_freq=2)\n"
+        ),
+        # tensorlayer's CIFAR-10 tutorials: the test pipeline read every fifth epoch.
+        Valid(
+            "import tensorflow as tf\nprint_freq = 5\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "test = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nfor epoch in range(500):\n"
+            "    for x, y in train:\n        train_step(x, y)\n    if epoch + 1 == 1 or (epoch + 1) % print_freq == 0:\n"
+            "        for x, y in test:\n            test_step(x, y)\n"
         ),
         # A file list decoded once into memory, then sliced again (dragen1860's Pixel2Pixel).
         Valid(

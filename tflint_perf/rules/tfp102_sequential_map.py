@@ -59,7 +59,8 @@ map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
-5 epochs), a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
+5 epochs), a `for x, y in test_ds:` loop inside the training loop (not under `if epoch % 5 == 0:`,
+evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
