@@ -9,7 +9,8 @@ each class pinned both ways on excerpts written from real code, through the real
   the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not,
   nor evaluation a guard runs every Nth epoch (`if (epoch + 1) % 5 == 0:`), unlike every Nth step;
 - TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
-- a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking).
+- a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking);
+- a test module's consumer is not a training one: the other importers, or the pipeline itself, decide.
 """
 
 from __future__ import annotations
@@ -508,3 +509,86 @@ def test_a_cached_result_is_not_reused_when_the_module_two_importers_up_changes(
     assert cached_run() == []
     (tmp_path / "trainer" / "main.py").write_text(TRAIN)
     assert cached_run() == [("data/parsing.py", 12)]
+
+
+# -- a test's consumer ---------------------------------------------------------------------------
+# tensorflow/gan examples/cyclegan: a file-reading helper whose pipeline the trainer reaches through
+# `_preprocess_datasets` (which prefetches after its maps), and whose own pipeline the test iterates.
+DATA_PROVIDER = """\
+import tensorflow as tf
+
+
+def full_image_to_patch(image, patch_size):
+    image = tf.image.resize(tf.image.convert_image_dtype(image, tf.float32), [patch_size, patch_size])
+    return image * 2.0 - 1.0
+
+
+def _provide_custom_dataset(image_file_pattern, num_threads=1):
+    filenames_ds = tf.data.Dataset.list_files(image_file_pattern)
+    bytes_ds = filenames_ds.map(tf.io.read_file, num_parallel_calls=num_threads)
+    images_ds = bytes_ds.map(tf.image.decode_image, num_parallel_calls=num_threads)
+    return images_ds
+
+
+def _preprocess_datasets(dataset, batch_size, num_threads=1, patch_size=128):
+    patches_ds = dataset.map(lambda img: full_image_to_patch(img, patch_size), num_parallel_calls=num_threads)
+    patches_ds = patches_ds.repeat().shuffle(5 * batch_size)
+    patches_ds = patches_ds.prefetch(5 * batch_size)
+    return patches_ds.batch(batch_size)
+
+
+def provide_custom_datasets(batch_size, image_file_patterns, num_threads=1):
+    images_ds = [_provide_custom_dataset(pattern, num_threads) for pattern in image_file_patterns]
+    return [_preprocess_datasets(x, batch_size, num_threads) for x in images_ds]
+"""
+DATA_PROVIDER_TEST = """\
+import tensorflow as tf
+
+from cyclegan import data_provider
+
+
+class DataProviderTest(tf.test.TestCase):
+
+    def test_custom_dataset_provider(self):
+        images_ds = data_provider._provide_custom_dataset("testdata/*.jpg")
+        iterator = tf.data.make_initializable_iterator(images_ds)
+        with self.cached_session() as sess:
+            sess.run(iterator.initializer)
+            images_out = sess.run(iterator.get_next())
+        self.assertEqual(3, images_out.shape[-1])
+
+
+if __name__ == "__main__":
+    tf.test.main()
+"""
+# The same iteration in a script that trains on what it reads.
+TRAIN_SCRIPT = """\
+import tensorflow as tf
+
+from cyclegan import data_provider
+
+images_ds = data_provider._provide_custom_dataset("images/*.jpg")
+iterator = tf.data.make_initializable_iterator(images_ds)
+with tf.Session() as sess:
+    sess.run(iterator.initializer)
+    for step in range(100000):
+        sess.run(train_op, {images: sess.run(iterator.get_next())})
+"""
+
+
+def provider_project(root: Path, importer_name: str, importer: str) -> None:
+    (root / "pyproject.toml").write_text("")
+    (root / "cyclegan").mkdir()
+    (root / "cyclegan" / "__init__.py").write_text("")
+    (root / "cyclegan" / "data_provider.py").write_text(DATA_PROVIDER)
+    (root / "cyclegan" / importer_name).write_text(importer)
+
+
+def test_a_pipeline_a_test_iterates_is_not_reported_as_consumed_for_training(tmp_path):
+    provider_project(tmp_path, "data_provider_test.py", DATA_PROVIDER_TEST)
+    assert project_findings(tmp_path) == []
+
+
+def test_the_same_pipeline_a_training_script_iterates_is_reported(tmp_path):
+    provider_project(tmp_path, "train.py", TRAIN_SCRIPT)
+    assert project_findings(tmp_path) == [("cyclegan/data_provider.py", 12, "TFP101")]

@@ -49,7 +49,8 @@ maps after the last `batch` that only cast, scale, reshape or one-hot encode the
 classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
-either. Test files are skipped.
+either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
+reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
