@@ -10,7 +10,8 @@ each class pinned both ways on excerpts written from real code, through the real
   nor evaluation a guard runs every Nth epoch (`if (epoch + 1) % 5 == 0:`), unlike every Nth step;
 - TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
 - a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking);
-- a test module's consumer is not a training one: the other importers, or the pipeline itself, decide.
+- a test module's consumer is not a training one: the other importers, or the pipeline itself, decide;
+- made-up elements (GAN noise drawn per batch) and a zip whose costly side is prefetched, then picked.
 """
 
 from __future__ import annotations
@@ -592,3 +593,47 @@ def test_a_pipeline_a_test_iterates_is_not_reported_as_consumed_for_training(tmp
 def test_the_same_pipeline_a_training_script_iterates_is_reported(tmp_path):
     provider_project(tmp_path, "train.py", TRAIN_SCRIPT)
     assert project_findings(tmp_path) == [("cyclegan/data_provider.py", 12, "TFP101")]
+
+
+# -- made-up elements ------------------------------------------------------------------------------
+# tensorflow/gan examples/mnist_estimator/train_experiment_lib.py: GANEstimator's input_fn. Predicting, it
+# returns the noise alone; training, the noise zipped with MNIST images cached and prefetched by a
+# provider, then only the images picked from each element.
+GAN_INPUT_FN = """
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    def provide_dataset(split, batch_size, num_parallel_calls=None):
+        ds = tfds.load('mnist:3.*.*', split=split)
+        ds = ds.map(_preprocess, num_parallel_calls=num_parallel_calls).cache().repeat()
+        return ds.batch(batch_size, drop_remainder=True).prefetch(tf.data.experimental.AUTOTUNE)
+
+    def input_fn(mode, params):
+        bs = params['batch_size']
+        nd = params['noise_dims']
+        noise_ds = (tf.data.Dataset.from_tensors(0).repeat()
+                    .map(lambda _: tf.random.normal([bs, nd])))
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return noise_ds
+        if params['use_dummy_data']:
+            images_ds = tf.data.Dataset.from_tensors(np.zeros((bs, 28, 28, 1), dtype=np.float32)).repeat()
+        else:
+            images_ds = provide_dataset('train', bs, 4).map(lambda x: x['images'])
+        return tf.data.Dataset.zip((noise_ds, images_ds))
+
+    estimator.train(input_fn=input_fn, max_steps=1000)
+"""
+
+
+def test_gan_noise_and_a_prefetched_reader_picked_after_the_prefetch_are_not_reported():
+    assert found(GAN_INPUT_FN, ["TFP101"]) == []
+
+
+def test_noise_of_fake_images_is_work_and_a_slice_after_the_prefetch_is_an_op():
+    images = GAN_INPUT_FN.replace("tf.random.normal([bs, nd])", "tf.random.normal([bs, 224, 224, 3])").replace(
+        "        return tf.data.Dataset.zip((noise_ds, images_ds))\n", "        return noise_ds\n")
+    assert found(images, ["TFP101"]) == [(15, "TFP101")]
+    # handson-ml2 chapter 15: `crop_long_sketches` slices every batch after the reader's prefetch(1).
+    sliced = GAN_INPUT_FN.replace("x['images']", "x['images'][:, :20]")
+    assert found(sliced, ["TFP101"]) == [(22, "TFP101")]  # the zip, where the prefetch goes

@@ -42,7 +42,11 @@ constant of at least 2; every N *steps* is about every epoch and stays reported)
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
-.map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
+.map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
+(maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
+draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
+prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op: the
+prefetch still ends the pipeline (a slice or a reshape there is an op, and is reported). A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
 maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
@@ -170,6 +174,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
             "model.fit(tf.data.Dataset.zip((noise, images)), epochs=5)\n"
         ),
+        # tensorflow/gan mnist_estimator: GANEstimator's input_fn returns the noise alone when predicting.
+        Valid(
+            "import tensorflow as tf\ndef input_fn(mode, params):\n"
+            "    noise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([params['bs'], 64]))\n"
+            "    if mode == tf.estimator.ModeKeys.PREDICT:\n        return noise\n"
+            "    images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1).map(lambda x: x['images'])\n"
+            "    return tf.data.Dataset.zip((noise, images))\nestimator.train(input_fn=input_fn, max_steps=1000)\n"
+        ),
         # tensorflow/docs distribute/input: a generator of random vectors, nothing to overlap.
         Valid(
             "import numpy as np\nimport tensorflow as tf\ndef input_gen():\n    while True:\n        yield np.random.rand(4)\n"
@@ -295,8 +307,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             last_calls = {state.last_call for state in states}
             for state in states:
                 last = state.last_call
-                if last in reported:
-                    continue
+                if last in reported or not pipelines.does_work(state):
+                    continue  # on this branch (`if just_noise: return noise_ds`) nothing to overlap
                 reported.add(last)
                 has_prefetch = any(op.name == "prefetch" for op in state.ops)
                 problem = (
