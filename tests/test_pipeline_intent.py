@@ -11,7 +11,8 @@ each class pinned both ways on excerpts written from real code, through the real
 - TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
 - a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking);
 - a test module's consumer is not a training one: the other importers, or the pipeline itself, decide;
-- made-up elements (GAN noise drawn per batch) and a zip whose costly side is prefetched, then picked.
+- made-up elements (GAN noise drawn per batch) and a zip whose costly side is prefetched, then picked;
+- a module named for serving or evaluation that fits a model: what the `fit` trains on is training.
 """
 
 from __future__ import annotations
@@ -637,3 +638,34 @@ def test_noise_of_fake_images_is_work_and_a_slice_after_the_prefetch_is_an_op():
     # handson-ml2 chapter 15: `crop_long_sketches` slices every batch after the reader's prefetch(1).
     sliced = GAN_INPUT_FN.replace("x['images']", "x['images'][:, :20]")
     assert found(sliced, ["TFP101"]) == [(22, "TFP101")]  # the zip, where the prefetch goes
+
+
+# -- a module named otherwise that fits ------------------------------------------------------------
+# tensorflow/recommenders docs/examples/efficient_serving.ipynb: trains the retrieval model for 3 epochs,
+# then builds the serving index from the candidates (a one-off pass).
+SERVING = """
+    import tempfile
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    ratings = tfds.load("movielens/100k-ratings", split="train")
+    ratings = ratings.map(lambda x: {"user_id": x["user_id"], "movie_title": x["movie_title"]}).cache(tempfile.NamedTemporaryFile().name)
+    movies = tfds.load("movielens/100k-movies", split="train").map(lambda x: x["movie_title"])
+    train = ratings.shuffle(100_000, seed=42, reshuffle_each_iteration=False).take(80_000)
+    model.fit(train.batch(8192), epochs=3)
+    brute_force.index_from_dataset(movies.batch(4096).map(lambda x: tf.zeros_like(x)).map(model.movie_model))
+"""
+
+
+def serving_findings(filename: str):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(SERVING), ["TFP101", "TFP102"], filename=filename))
+
+
+def test_what_a_module_named_for_serving_fits_on_is_reported():
+    assert serving_findings("efficient_serving.py") == [(10, "TFP101")]
+    assert serving_findings("retrieval.py") == [(10, "TFP101")]  # as in a module named for nothing
+
+
+def test_a_module_named_for_serving_without_a_fit_stays_silent():
+    source = textwrap.dedent(SERVING).replace("model.fit(train.batch(8192), epochs=3)", "model.evaluate(train.batch(8192))")
+    assert lint(source, ["TFP101", "TFP102"], filename="efficient_serving.py") == []

@@ -55,6 +55,8 @@ classes (microseconds once per batch; decoding, image ops and `py_function` are 
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
+In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
+`efficient_serving.ipynb`) only what a `fit` there trains on is reported.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -287,13 +289,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     def check(self, context: RuleContext) -> Iterable[Finding]:
         if context.is_test_code or runtime_injects_prefetch(context):
             return
-        if path_purpose(context.filename) is not Purpose.UNKNOWN:
-            return  # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code
+        # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code, but for what a `fit` there trains on
+        named_otherwise = path_purpose(context.filename) is not Purpose.UNKNOWN
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
         # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one
         # whose body does not say is as often a demonstration as a training loop: silent.
         for consumption in pipelines.consumptions_for(self.purposes):
+            if named_otherwise and not consumption.fits:
+                continue
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue
