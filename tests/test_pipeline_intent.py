@@ -12,7 +12,8 @@ each class pinned both ways on excerpts written from real code, through the real
 - a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking);
 - a test module's consumer is not a training one: the other importers, or the pipeline itself, decide;
 - made-up elements (GAN noise drawn per batch) and a zip whose costly side is prefetched, then picked;
-- a module named for serving or evaluation that fits a model: what the `fit` trains on is training.
+- a module named for serving or evaluation that fits a model: what the `fit` trains on is training;
+- a distributed dataset is for what the loops over it do (distributed prediction is not training).
 """
 
 from __future__ import annotations
@@ -669,3 +670,36 @@ def test_what_a_module_named_for_serving_fits_on_is_reported():
 def test_a_module_named_for_serving_without_a_fit_stays_silent():
     source = textwrap.dedent(SERVING).replace("model.fit(train.batch(8192), epochs=3)", "model.evaluate(train.batch(8192))")
     assert lint(source, ["TFP101", "TFP102"], filename="efficient_serving.py") == []
+
+
+# -- a distributed dataset -------------------------------------------------------------------------
+# tensorflow/docs tutorials/distribute/input.ipynb: one notebook, `dist_dataset` rebound cell after cell:
+# first trained on, then used to demonstrate distributed prediction.
+DISTRIBUTED = """
+    import tensorflow as tf
+
+    mirrored_strategy = tf.distribute.MirroredStrategy()
+    dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).batch(16)
+    dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+    for x in dist_dataset:
+        loss = mirrored_strategy.run(train_step, args=(x,))
+
+    dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).enumerate().batch(6)
+    dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+
+    def predict(index, inputs):
+        return index, 2 * inputs
+
+    for index, inputs in dist_dataset:
+        output_index, outputs = mirrored_strategy.run(predict, args=(index, inputs))
+        indices = list(mirrored_strategy.experimental_local_results(output_index))
+"""
+
+
+def test_a_distributed_dataset_looped_over_for_prediction_is_not_training():
+    assert found(DISTRIBUTED, ["TFP101"]) == [(5, "TFP101")]
+
+
+def test_a_distributed_dataset_with_no_loop_in_sight_is_still_training():
+    source = DISTRIBUTED.split("    def predict")[0]
+    assert found(source, ["TFP101"]) == [(5, "TFP101"), (10, "TFP101")]

@@ -26,7 +26,8 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`, the `input_fn` given to
+loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
+the distributed dataset evaluates or predicts), the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
 
