@@ -138,3 +138,35 @@ def test_tf_functions_decorated_wrapped_and_called_through_a_name():
     target, wrapper = functions.called(site_named(model, "step(2)"))
     assert target is by_name["b"] and wrapper is not None
     assert functions.called(site_named(model, "c(3)")) is None
+
+
+@pytest.mark.parametrize(
+    "guard,every",
+    [
+        ("if epoch % 5 == 0:", 5),
+        ("if (epoch + 1) % print_freq == 0:", 5),  # a module constant (tensorlayer's print_freq = 5)
+        ("if epoch + 1 == 1 or (epoch + 1) % print_freq == 0:", 5),  # the first epoch, then every fifth
+        ("if not epoch % 10:", 10),
+        ("if epoch % 4 == 0 and epoch > 0:", 4),
+        ("if epoch % 4 == 0 or improved:", None),  # may hold on any epoch
+        ("if epoch % 1 == 0:", None),  # every epoch (dragen1860's 06-CIFAR-VGG)
+        ("if epoch % args.eval_every == 0:", None),  # a count the source does not show
+        ("if loss % 5 == 0:", None),  # not the loop's counter
+        ("if epoch % 5 != 0:", None),  # the other epochs
+    ],
+)
+def test_statements_a_guard_runs_every_nth_iteration(guard, every):
+    source = f"print_freq = 5\nfor epoch in range(100):\n    train()\n    {guard}\n        evaluate()\n"
+    model = model_of(source)
+    site = site_named(model, "evaluate()")
+    assert model.step_loops.every_nth(site.loops[0], site.statement, site.function) == every
+
+
+def test_a_counter_the_body_advances_and_an_else_branch():
+    source = "step = 0\nwhile True:\n    step += 1\n    if step % 50 == 0:\n        pass\n    else:\n        evaluate()\n"
+    model = model_of(source)
+    site = site_named(model, "evaluate()")
+    assert model.step_loops.every_nth(site.loops[0], site.statement, site.function) is None
+    guarded = model_of(source.replace("        pass\n    else:\n", ""))
+    site = site_named(guarded, "evaluate()")
+    assert guarded.step_loops.every_nth(site.loops[0], site.statement, site.function) == 50

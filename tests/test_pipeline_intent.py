@@ -6,9 +6,14 @@ each class pinned both ways on excerpts written from real code, through the real
   evaluation one is silent;
 - TFP103 stays silent when a later shuffle restores per-epoch order (tensorflow/tpu's ImageNet inputs);
 - evaluation the model waits on every epoch (`validation_data=` over several epochs, a test loop inside
-  the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not;
+  the epoch loop): TFP101 and TFP102 report it; a `take(3)` preview, one count, a one-epoch fit do not,
+  nor evaluation a guard runs every Nth epoch (`if (epoch + 1) % 5 == 0:`), unlike every Nth step;
 - TF1 pipelines on attributes behind a reinitializable iterator (`make_initializer`) are consumed;
-- a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking).
+- a pipeline mapped in one module, batched in a second and fitted in a third (tuple unpacking);
+- a test module's consumer is not a training one: the other importers, or the pipeline itself, decide;
+- made-up elements (GAN noise drawn per batch) and a zip whose costly side is prefetched, then picked;
+- a module named for serving or evaluation that fits a model: what the `fit` trains on is training;
+- a distributed dataset is for what the loops over it do (distributed prediction is not training).
 """
 
 from __future__ import annotations
@@ -268,6 +273,107 @@ def test_an_evaluation_loop_after_training_is_not():
     assert found(source, ["TFP101", "TFP102"]) == []
 
 
+# -- evaluation every Nth epoch -----------------------------------------------------------------
+# tensorlayer/TensorLayer examples (tutorial_cifar10_cnn_static.py, the quantized_net CIFAR-10 tutorials):
+# the test pipeline read inside the epoch loop, under a guard that picks every `print_freq`-th epoch.
+EVERY_NTH_EPOCH = """
+    import tensorflow as tf
+
+    n_epoch = 50000
+    print_freq = 5
+    train_ds = tf.data.TFRecordDataset(train_files).map(_map_fn_train, num_parallel_calls=4).batch(128).prefetch(4)
+    test_ds = tf.data.TFRecordDataset(test_files).batch(128).map(_map_fn_test)
+
+    for epoch in range(n_epoch):
+        for X_batch, y_batch in train_ds:
+            with tf.GradientTape() as tape:
+                _loss = tl.cost.cross_entropy(net(X_batch), y_batch, name='train_loss')
+            grad = tape.gradient(_loss, train_weights)
+            optimizer.apply_gradients(zip(grad, train_weights))
+        if epoch + 1 == 1 or (epoch + 1) % print_freq == 0:
+            for X_batch, y_batch in test_ds:
+                val_loss += tl.cost.cross_entropy(net(X_batch), y_batch, name='eval_loss')
+"""
+
+
+def test_evaluation_every_fifth_epoch_is_not_per_epoch_work():
+    assert found(EVERY_NTH_EPOCH, ["TFP101", "TFP102"]) == []
+
+
+def test_evaluation_the_same_guard_runs_every_epoch_is_reported():
+    every = EVERY_NTH_EPOCH.replace("print_freq = 5", "print_freq = 1")  # tensorlayer's tutorial_quanconv_mnist.py
+    assert found(every, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]
+    unknown = EVERY_NTH_EPOCH.replace("(epoch + 1) % print_freq", "(epoch + 1) % args.print_freq")  # may be 1
+    assert found(unknown, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]
+    otherwise = EVERY_NTH_EPOCH.replace(
+        "            for X_batch, y_batch in test_ds:", "            pass\n        else:\n            for X_batch, y_batch in test_ds:")
+    assert found(otherwise, ["TFP101", "TFP102"]) == [(7, "TFP101"), (7, "TFP102")]  # the other four epochs in five
+
+
+def test_a_test_function_called_every_tenth_epoch_is_not_per_epoch_work():
+    source = """
+        import tensorflow as tf
+
+        train_ds = tf.data.TFRecordDataset(train_files).map(parse, num_parallel_calls=4).batch(32).prefetch(2)
+        test_ds = tf.data.TFRecordDataset(test_files).map(parse).batch(32)
+
+        def test(model, ds):
+            for x, y in ds:
+                test_step(model, x, y)
+
+        for epoch in range(100):
+            for x, y in train_ds:
+                train_step(model, x, y)
+            if epoch % 10 == 0:
+                test(model, test_ds)
+    """
+    assert found(source, ["TFP101", "TFP102"]) == []
+    assert found(source.replace("            if epoch % 10 == 0:\n                test(", "            test("),
+                 ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
+
+
+# dragen1860/TensorFlow-2.x-Tutorials lesson28 main.py: one loop of steps over the repeated training data,
+# evaluating every 500 steps: about once an epoch (469 steps of 128), as often as per-epoch evaluation.
+EVERY_NTH_STEP = """
+    import tensorflow as tf
+
+    db = tf.data.TFRecordDataset(train_files).map(preprocess, num_parallel_calls=4).batch(128).prefetch(2).repeat(10)
+    ds_val = tf.data.TFRecordDataset(val_files).map(preprocess).batch(128)
+
+    for step, (x, y) in enumerate(db):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.losses.categorical_crossentropy(y, network(x), from_logits=True))
+        grads = tape.gradient(loss, network.trainable_variables)
+        optimizer.apply_gradients(zip(grads, network.trainable_variables))
+        if step % 500 == 0:
+            for x, y in ds_val:
+                total_correct += tf.reduce_sum(tf.cast(tf.equal(tf.argmax(network(x), 1), y), tf.int32))
+"""
+
+
+def test_the_same_guard_on_a_step_counter_still_evaluates_every_epoch():
+    assert found(EVERY_NTH_STEP, ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
+
+
+def test_a_loop_of_epochs_named_for_nothing_counts_epochs_by_its_nested_training_loop():
+    source = """
+        import tensorflow as tf
+
+        train_ds = tf.data.TFRecordDataset(train_files).map(parse, num_parallel_calls=4).batch(32).prefetch(2)
+        test_ds = tf.data.TFRecordDataset(test_files).map(parse).batch(32)
+        step = 0
+        while step < 40:
+            for x, y in train_ds:
+                train_step(x, y)
+            step += 1
+            if step % 4 == 0:
+                for x, y in test_ds:
+                    test_step(x, y)
+    """
+    assert found(source, ["TFP101", "TFP102"]) == []
+    assert found(source.replace("step % 4", "step % 1"), ["TFP101", "TFP102"]) == [(5, "TFP101"), (5, "TFP102")]
+
+
 # -- TF1: pipelines on attributes, reinitializable iterators -------------------------------------
 # A TF1 data reader: `self.train_data` mapped with `map_func=`, batched, switched to by a
 # reinitializable iterator that the session loop reads per step through `get_next()`.
@@ -406,3 +512,194 @@ def test_a_cached_result_is_not_reused_when_the_module_two_importers_up_changes(
     assert cached_run() == []
     (tmp_path / "trainer" / "main.py").write_text(TRAIN)
     assert cached_run() == [("data/parsing.py", 12)]
+
+
+# -- a test's consumer ---------------------------------------------------------------------------
+# tensorflow/gan examples/cyclegan: a file-reading helper whose pipeline the trainer reaches through
+# `_preprocess_datasets` (which prefetches after its maps), and whose own pipeline the test iterates.
+DATA_PROVIDER = """\
+import tensorflow as tf
+
+
+def full_image_to_patch(image, patch_size):
+    image = tf.image.resize(tf.image.convert_image_dtype(image, tf.float32), [patch_size, patch_size])
+    return image * 2.0 - 1.0
+
+
+def _provide_custom_dataset(image_file_pattern, num_threads=1):
+    filenames_ds = tf.data.Dataset.list_files(image_file_pattern)
+    bytes_ds = filenames_ds.map(tf.io.read_file, num_parallel_calls=num_threads)
+    images_ds = bytes_ds.map(tf.image.decode_image, num_parallel_calls=num_threads)
+    return images_ds
+
+
+def _preprocess_datasets(dataset, batch_size, num_threads=1, patch_size=128):
+    patches_ds = dataset.map(lambda img: full_image_to_patch(img, patch_size), num_parallel_calls=num_threads)
+    patches_ds = patches_ds.repeat().shuffle(5 * batch_size)
+    patches_ds = patches_ds.prefetch(5 * batch_size)
+    return patches_ds.batch(batch_size)
+
+
+def provide_custom_datasets(batch_size, image_file_patterns, num_threads=1):
+    images_ds = [_provide_custom_dataset(pattern, num_threads) for pattern in image_file_patterns]
+    return [_preprocess_datasets(x, batch_size, num_threads) for x in images_ds]
+"""
+DATA_PROVIDER_TEST = """\
+import tensorflow as tf
+
+from cyclegan import data_provider
+
+
+class DataProviderTest(tf.test.TestCase):
+
+    def test_custom_dataset_provider(self):
+        images_ds = data_provider._provide_custom_dataset("testdata/*.jpg")
+        iterator = tf.data.make_initializable_iterator(images_ds)
+        with self.cached_session() as sess:
+            sess.run(iterator.initializer)
+            images_out = sess.run(iterator.get_next())
+        self.assertEqual(3, images_out.shape[-1])
+
+
+if __name__ == "__main__":
+    tf.test.main()
+"""
+# The same iteration in a script that trains on what it reads.
+TRAIN_SCRIPT = """\
+import tensorflow as tf
+
+from cyclegan import data_provider
+
+images_ds = data_provider._provide_custom_dataset("images/*.jpg")
+iterator = tf.data.make_initializable_iterator(images_ds)
+with tf.Session() as sess:
+    sess.run(iterator.initializer)
+    for step in range(100000):
+        sess.run(train_op, {images: sess.run(iterator.get_next())})
+"""
+
+
+def provider_project(root: Path, importer_name: str, importer: str) -> None:
+    (root / "pyproject.toml").write_text("")
+    (root / "cyclegan").mkdir()
+    (root / "cyclegan" / "__init__.py").write_text("")
+    (root / "cyclegan" / "data_provider.py").write_text(DATA_PROVIDER)
+    (root / "cyclegan" / importer_name).write_text(importer)
+
+
+def test_a_pipeline_a_test_iterates_is_not_reported_as_consumed_for_training(tmp_path):
+    provider_project(tmp_path, "data_provider_test.py", DATA_PROVIDER_TEST)
+    assert project_findings(tmp_path) == []
+
+
+def test_the_same_pipeline_a_training_script_iterates_is_reported(tmp_path):
+    provider_project(tmp_path, "train.py", TRAIN_SCRIPT)
+    assert project_findings(tmp_path) == [("cyclegan/data_provider.py", 12, "TFP101")]
+
+
+# -- made-up elements ------------------------------------------------------------------------------
+# tensorflow/gan examples/mnist_estimator/train_experiment_lib.py: GANEstimator's input_fn. Predicting, it
+# returns the noise alone; training, the noise zipped with MNIST images cached and prefetched by a
+# provider, then only the images picked from each element.
+GAN_INPUT_FN = """
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    def provide_dataset(split, batch_size, num_parallel_calls=None):
+        ds = tfds.load('mnist:3.*.*', split=split)
+        ds = ds.map(_preprocess, num_parallel_calls=num_parallel_calls).cache().repeat()
+        return ds.batch(batch_size, drop_remainder=True).prefetch(tf.data.experimental.AUTOTUNE)
+
+    def input_fn(mode, params):
+        bs = params['batch_size']
+        nd = params['noise_dims']
+        noise_ds = (tf.data.Dataset.from_tensors(0).repeat()
+                    .map(lambda _: tf.random.normal([bs, nd])))
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return noise_ds
+        if params['use_dummy_data']:
+            images_ds = tf.data.Dataset.from_tensors(np.zeros((bs, 28, 28, 1), dtype=np.float32)).repeat()
+        else:
+            images_ds = provide_dataset('train', bs, 4).map(lambda x: x['images'])
+        return tf.data.Dataset.zip((noise_ds, images_ds))
+
+    estimator.train(input_fn=input_fn, max_steps=1000)
+"""
+
+
+def test_gan_noise_and_a_prefetched_reader_picked_after_the_prefetch_are_not_reported():
+    assert found(GAN_INPUT_FN, ["TFP101"]) == []
+
+
+def test_noise_of_fake_images_is_work_and_a_slice_after_the_prefetch_is_an_op():
+    images = GAN_INPUT_FN.replace("tf.random.normal([bs, nd])", "tf.random.normal([bs, 224, 224, 3])").replace(
+        "        return tf.data.Dataset.zip((noise_ds, images_ds))\n", "        return noise_ds\n")
+    assert found(images, ["TFP101"]) == [(15, "TFP101")]
+    # handson-ml2 chapter 15: `crop_long_sketches` slices every batch after the reader's prefetch(1).
+    sliced = GAN_INPUT_FN.replace("x['images']", "x['images'][:, :20]")
+    assert found(sliced, ["TFP101"]) == [(22, "TFP101")]  # the zip, where the prefetch goes
+
+
+# -- a module named otherwise that fits ------------------------------------------------------------
+# tensorflow/recommenders docs/examples/efficient_serving.ipynb: trains the retrieval model for 3 epochs,
+# then builds the serving index from the candidates (a one-off pass).
+SERVING = """
+    import tempfile
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    ratings = tfds.load("movielens/100k-ratings", split="train")
+    ratings = ratings.map(lambda x: {"user_id": x["user_id"], "movie_title": x["movie_title"]}).cache(tempfile.NamedTemporaryFile().name)
+    movies = tfds.load("movielens/100k-movies", split="train").map(lambda x: x["movie_title"])
+    train = ratings.shuffle(100_000, seed=42, reshuffle_each_iteration=False).take(80_000)
+    model.fit(train.batch(8192), epochs=3)
+    brute_force.index_from_dataset(movies.batch(4096).map(lambda x: tf.zeros_like(x)).map(model.movie_model))
+"""
+
+
+def serving_findings(filename: str):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(SERVING), ["TFP101", "TFP102"], filename=filename))
+
+
+def test_what_a_module_named_for_serving_fits_on_is_reported():
+    assert serving_findings("efficient_serving.py") == [(10, "TFP101")]
+    assert serving_findings("retrieval.py") == [(10, "TFP101")]  # as in a module named for nothing
+
+
+def test_a_module_named_for_serving_without_a_fit_stays_silent():
+    source = textwrap.dedent(SERVING).replace("model.fit(train.batch(8192), epochs=3)", "model.evaluate(train.batch(8192))")
+    assert lint(source, ["TFP101", "TFP102"], filename="efficient_serving.py") == []
+
+
+# -- a distributed dataset -------------------------------------------------------------------------
+# tensorflow/docs tutorials/distribute/input.ipynb: one notebook, `dist_dataset` rebound cell after cell:
+# first trained on, then used to demonstrate distributed prediction.
+DISTRIBUTED = """
+    import tensorflow as tf
+
+    mirrored_strategy = tf.distribute.MirroredStrategy()
+    dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).batch(16)
+    dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+    for x in dist_dataset:
+        loss = mirrored_strategy.run(train_step, args=(x,))
+
+    dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).enumerate().batch(6)
+    dist_dataset = mirrored_strategy.experimental_distribute_dataset(dataset)
+
+    def predict(index, inputs):
+        return index, 2 * inputs
+
+    for index, inputs in dist_dataset:
+        output_index, outputs = mirrored_strategy.run(predict, args=(index, inputs))
+        indices = list(mirrored_strategy.experimental_local_results(output_index))
+"""
+
+
+def test_a_distributed_dataset_looped_over_for_prediction_is_not_training():
+    assert found(DISTRIBUTED, ["TFP101"]) == [(5, "TFP101")]
+
+
+def test_a_distributed_dataset_with_no_loop_in_sight_is_still_training():
+    source = DISTRIBUTED.split("    def predict")[0]
+    assert found(source, ["TFP101"]) == [(5, "TFP101"), (10, "TFP101")]

@@ -17,6 +17,7 @@ from tflint_perf.analysis.deprecations import module_runs_only_on_tf1
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
 from tflint_perf.analysis.effects import EffectAnalysis
 from tflint_perf.analysis.element_maps import ElementMaps
+from tflint_perf.analysis.files import is_test_module
 from tflint_perf.analysis.hotpaths import HotPaths
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.layers import LayerAnalysis
@@ -77,6 +78,12 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def runs_only_on_tf1(self) -> bool:
         return module_runs_only_on_tf1(self)
+
+    @cached_property
+    def is_test_code(self) -> bool:
+        """The module, at its path in a project session, is test code (``analysis/files.py``); without
+        a path nothing says so (a rule asks ``RuleContext.is_test_code``, which knows the file's name)."""
+        return self.path is not None and is_test_module(str(self.path), self.module)
 
     @cached_property
     def effects(self) -> EffectAnalysis:

@@ -11,7 +11,9 @@ few samples. ``StepLoops`` answers, from the collector's records:
 - ``around_def(function)``: the loops lexically around a nested ``def`` (the collector records loops
   for calls, not for definitions);
 - ``varies(expr, site, loop)``: whether an expression's value is bound anew in each iteration (the
-  loop's target, or a name assigned in its body).
+  loop's target, or a name assigned in its body);
+- ``every_nth(loop, node, function)``: how seldom a statement in a loop's body runs when an ``if``
+  on the loop's counter picks every Nth iteration (``if (epoch + 1) % print_freq == 0:``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ _PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig
                        "add_subplot", "set_title", "display", "scatter", "hist", "render"})
 _SCALING = (cst.Multiply, cst.Divide, cst.FloorDivide)
 _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
+# A statement that an `if counter % N == 0` guard runs every Nth iteration of its loop, N at least this
+# (a literal or a module constant), is periodic work: evaluation every second epoch or rarer is not the
+# per-epoch evaluation the accelerator waits on as it does for training. N = 1 (`epoch % 1 == 0`) is every
+# iteration, and a count the source does not show (`epoch % args.eval_every`) may be 1: both stay per-iteration.
+PERIODIC_AT_LEAST = 2
 FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
 
@@ -268,6 +275,61 @@ class StepLoops:
         """``expr`` reads a name bound anew in each iteration of ``loop``."""
         return any(self.bound_in(name, site, loop) for name in names_read(expr))
 
+    # -- what runs only every Nth iteration -------------------------------------------------------
+    def every_nth(self, loop: LoopNode, node: cst.CSTNode, function: Optional[FunctionInfo]) -> Optional[int]:
+        """N when ``node`` (a statement or call in ``loop``'s body, in ``function``) runs only every Nth
+        iteration of ``loop``, N at least ``PERIODIC_AT_LEAST``: an ``if`` around it whose test holds every
+        Nth value of the loop's counter (``if epoch % 5 == 0:``, ``if (epoch + 1) % print_freq == 0 or
+        epoch == 0:``, ``if step % 500 == 0 and step > 0:``). The counter is the loop's target or a name
+        the body advances (``step += 1``). None otherwise (the ``else`` branch of such an ``if`` runs on
+        the other iterations; ``% 1`` and unknown counts run every iteration as far as the source says)."""
+        counters = self._counters(loop, function)
+        if not counters:
+            return None
+        periods = [self._period(test, counters) for test in _guards_to(loop.body, node) or []]
+        known = [period for period in periods if period is not None]
+        return max(known) if known else None
+
+    def _counters(self, loop: LoopNode, function: Optional[FunctionInfo]) -> List[str]:
+        """The names that count a loop's iterations: its ``for`` target's names, and names the body
+        advances by a literal (``step += 1`` in a ``while`` loop)."""
+        names = names_read(loop.target) if isinstance(loop, cst.For) else []
+        for name, bindings in self.model.bindings.get(function, {}).items():
+            if any(b.kind == "augassign" and loop.body in b.place.blocks and b.value is not None
+                   and int_literal(b.value) is not None for b in bindings):
+                names.append(name)
+        return names
+
+    def _period(self, test: cst.BaseExpression, counters: List[str]) -> Optional[int]:
+        """Every how many iterations ``test`` holds, as far as the source shows: N for ``counter % N ==
+        k`` or ``not counter % N``; the larger period of an ``and``; the smaller of an ``or``, where
+        ``counter == k`` holds once (no period); None when some part may hold on any iteration."""
+        if isinstance(test, cst.BooleanOperation):
+            left, right = self._period(test.left, counters), self._period(test.right, counters)
+            if isinstance(test.operator, cst.And):
+                known = [p for p in (left, right) if p is not None]
+                return max(known) if known else None
+            if left is None or right is None:
+                return None
+            return min(left, right)
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._modulo_period(test.expression, counters)
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            if isinstance(target.operator, cst.Equal):
+                if _is_modulo(test.left):
+                    return self._modulo_period(test.left, counters)
+                if _reads_any(test.left, counters) and self.fixed_integer(target.comparator) is not None:
+                    return _ONCE  # `epoch + 1 == 1`: the first iteration only
+        return None
+
+    def _modulo_period(self, expr: cst.BaseExpression, counters: List[str]) -> Optional[int]:
+        """N for ``counter % N`` (``(epoch + 1) % print_freq``) with N known and at least ``PERIODIC_AT_LEAST``."""
+        if not _is_modulo(expr) or not _reads_any(expr.left, counters):  # type: ignore[attr-defined]
+            return None
+        every = self.fixed_integer(expr.right)
+        return every if every is not None and every >= PERIODIC_AT_LEAST else None
+
 
 def names_read(expr: cst.CSTNode) -> List[str]:
     """The bare names an expression reads (not attribute names, not names a lambda binds)."""
@@ -285,6 +347,55 @@ def names_read(expr: cst.CSTNode) -> List[str]:
             continue
         stack.extend(node.children)
     return found
+
+
+# The period of a test that holds on one iteration only (`epoch == 0`): rarer than any other.
+_ONCE = 1 << 30
+
+
+def _is_modulo(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo)
+
+
+def _reads_any(expr: cst.BaseExpression, names: List[str]) -> bool:
+    return any(name in names for name in names_read(expr))
+
+
+def _guards_to(block: cst.BaseSuite, target: cst.CSTNode) -> Optional[List[cst.BaseExpression]]:
+    """The tests of the ``if`` (and ``elif``) statements on the way from ``block`` down to the statement
+    ``target`` whose body holds it (not an ``else``); None when ``target`` is not a statement below
+    ``block`` (a nested def's statements are not). Walks statements only, not expressions."""
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    for statement in block.body:
+        if statement is target:
+            return []
+        for inner, test in _blocks_of(statement):
+            found = _guards_to(inner, target)
+            if found is not None:
+                return ([test] if test is not None else []) + found
+    return None
+
+
+def _blocks_of(statement: cst.BaseStatement) -> List[Tuple[cst.BaseSuite, Optional[cst.BaseExpression]]]:
+    """The blocks a compound statement holds, each with the test that guards it (an ``if``'s body)."""
+    if isinstance(statement, cst.If):
+        blocks: List[Tuple[cst.BaseSuite, Optional[cst.BaseExpression]]] = [(statement.body, statement.test)]
+        orelse = statement.orelse
+        if isinstance(orelse, cst.If):
+            blocks.extend(_blocks_of(orelse))  # `elif b:` guards its body with `b`
+        elif isinstance(orelse, cst.Else):
+            blocks.append((orelse.body, None))
+        return blocks
+    if isinstance(statement, (cst.For, cst.While)):
+        return [(statement.body, None)] + ([(statement.orelse.body, None)] if statement.orelse else [])
+    if isinstance(statement, cst.With):
+        return [(statement.body, None)]
+    if isinstance(statement, cst.Try):
+        return ([(statement.body, None)] + [(h.body, None) for h in statement.handlers]
+                + ([(statement.orelse.body, None)] if statement.orelse else [])
+                + ([(statement.finalbody.body, None)] if statement.finalbody else []))
+    return []
 
 
 def _loops_to(container: cst.CSTNode, target: cst.CSTNode, loops: Tuple[LoopNode, ...]) -> Optional[Tuple[LoopNode, ...]]:

@@ -26,7 +26,8 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset`, the `input_fn` given to
+loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
+the distributed dataset evaluates or predicts), the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
 
@@ -36,19 +37,27 @@ waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=v
 or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 `validation_freq=2` over 5 epochs), an evaluation loop run once (`test_step`,
-metric updates), an inspection (`take(n)`, plotting) or a one-off pass
+metric updates) or every Nth epoch (`if (epoch + 1) % print_freq == 0:`, N a literal or module
+constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting) or a one-off pass
 (`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
-.map(random)`) is prefetched too: no finding, and the fix never adds a second one. A pipeline that
+.map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
+(maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
+draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
+prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op: the
+prefetch still ends the pipeline (a slice or a reshape there is an op, and is reported). A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
 maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
 classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
-either. Test files are skipped.
+either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
+reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
+In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
+`efficient_serving.ipynb`) only what a `fit` there trains on is reported.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -139,6 +148,13 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "model.fit(train.repeat(), epochs=30, steps_per_epoch=500, validation_data=val.repeat(), validation_steps=2)\n"
             "model.fit(train, epochs=5, validation_data=val, validation_freq=2)\n"
         ),
+        # tensorlayer's CIFAR-10 tutorials: the test pipeline read every fifth epoch.
+        Valid(
+            "import tensorflow as tf\nprint_freq = 5\ntrain = tf.data.TFRecordDataset(a).map(parse, 4).batch(8).prefetch(1)\n"
+            "test = tf.data.TFRecordDataset(b).map(parse, 4).batch(8)\nfor epoch in range(500):\n"
+            "    for x, y in train:\n        train_step(x, y)\n    if epoch + 1 == 1 or (epoch + 1) % print_freq == 0:\n"
+            "        for x, y in test:\n            test_step(x, y)\n"
+        ),
         # A file list decoded once into memory, then sliced again (dragen1860's Pixel2Pixel).
         Valid(
             "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('train/*.jpg')\nfile_iter = iter(files)\n"
@@ -160,6 +176,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "import tensorflow as tf\nnoise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([8, 64]))\n"
             "images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1)\n"
             "model.fit(tf.data.Dataset.zip((noise, images)), epochs=5)\n"
+        ),
+        # tensorflow/gan mnist_estimator: GANEstimator's input_fn returns the noise alone when predicting.
+        Valid(
+            "import tensorflow as tf\ndef input_fn(mode, params):\n"
+            "    noise = tf.data.Dataset.from_tensors(0).repeat().map(lambda _: tf.random.normal([params['bs'], 64]))\n"
+            "    if mode == tf.estimator.ModeKeys.PREDICT:\n        return noise\n"
+            "    images = tf.data.TFRecordDataset(f).map(parse, 4).batch(8).prefetch(1).map(lambda x: x['images'])\n"
+            "    return tf.data.Dataset.zip((noise, images))\nestimator.train(input_fn=input_fn, max_steps=1000)\n"
         ),
         # tensorflow/docs distribute/input: a generator of random vectors, nothing to overlap.
         Valid(
@@ -266,13 +290,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     def check(self, context: RuleContext) -> Iterable[Finding]:
         if context.is_test_code or runtime_injects_prefetch(context):
             return
-        if path_purpose(context.filename) is not Purpose.UNKNOWN:
-            return  # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code
+        # `evaluate_model.py`, `evaluation/`, `inference.py`: not training code, but for what a `fit` there trains on
+        named_otherwise = path_purpose(context.filename) is not Purpose.UNKNOWN
         pipelines = context.model.pipelines
         reported: Set[cst.Call] = set()
         # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one
         # whose body does not say is as often a demonstration as a training loop: silent.
         for consumption in pipelines.consumptions_for(self.purposes):
+            if named_otherwise and not consumption.fits:
+                continue
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue
@@ -286,8 +312,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             last_calls = {state.last_call for state in states}
             for state in states:
                 last = state.last_call
-                if last in reported:
-                    continue
+                if last in reported or not pipelines.does_work(state):
+                    continue  # on this branch (`if just_noise: return noise_ds`) nothing to overlap
                 reported.add(last)
                 has_prefetch = any(op.name == "prefetch" for op in state.ops)
                 problem = (

@@ -57,9 +57,11 @@ pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
 map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
-reported. Evaluation the model waits on every epoch counts as training does: `fit`'s
+reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
+on the pipeline. Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
-5 epochs), a `for x, y in test_ds:` loop inside the training loop. On TensorFlow 2.7 and later
+5 epochs), a `for x, y in test_ds:` loop inside the training loop (not under `if epoch % 5 == 0:`,
+evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
@@ -274,12 +276,14 @@ first and map the batch instead. A map that must stay sequential to save memory 
     def check(self, context: RuleContext) -> Iterable[Finding]:
         if context.is_test_code:
             return
-        if path_purpose(context.filename) is not Purpose.UNKNOWN:
-            return  # evaluation or inference modules
+        # Evaluation or inference modules, but for what a `fit` there trains on (`efficient_serving.ipynb`).
+        named_otherwise = path_purpose(context.filename) is not Purpose.UNKNOWN
         pipelines = context.model.pipelines
         for op, states in pipelines.ops("map", "interleave"):
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
+                continue
+            if named_otherwise and not any(c.fits for c in pipelines.consumptions_of(call)):
                 continue
             if not pipelines.serves(call, states, self.purposes):
                 continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview

@@ -6,8 +6,9 @@ through that module's own summaries (``summary_for``), computed once per run wit
 callers; an import cycle is unknown. Up: the consumptions this module's pipelines get in its importers
 (a pipeline returned here and fitted in ``train.py``) are taken from the importers' own analyses, and
 theirs from their importers (a pipeline mapped here, batched in an importer, fitted in a third
-module), once, when first asked, and only for the states that hold this module's code. Outside a project
-session (``model.session`` None) there is neither.
+module), once, when first asked, and only for the states that hold this module's code; an importer that
+is test code consumes nothing for training, and is not asked. Outside a project session
+(``model.session`` None) there is neither.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ class AcrossModules:
         if not exported:
             return consumptions, states
         for importer in session.importers(self.model, exported):
+            if getattr(importer, "is_test_code", False):
+                # `data_provider_test.py` iterating `_provide_custom_dataset(...)` checks what it yields:
+                # not a training consumer. What the pipeline is for is left to the other importers (a
+                # trainer that extends and prefetches it), or to the pipeline's own content and names.
+                continue
             theirs = session.analysis(importer, "pipelines")
             if theirs is None:
                 continue

@@ -3,7 +3,7 @@
 The interpreter's part (``ConsumerRecognition``) records a ``Consumption`` wherever a pipeline value
 reaches a consumer: ``model.fit`` / ``evaluate`` / ``predict`` (and ``validation_data``), a ``for``
 loop (through ``enumerate``, ``zip``, ``tqdm``), ``iter()`` (inspection when ``next(iter(ds))``
-peeks), TF1 iterators, ``experimental_distribute_dataset``, one-off passes (``adapt``, ``save``,
+peeks), TF1 iterators, ``experimental_distribute_dataset`` (for what the loops over its result do), one-off passes (``adapt``, ``save``,
 ``list``, ``TFRecordWriter.write``, ``tfds.as_numpy``) and inspections (``element_spec``, a loop that
 only prints or plots, a loop over ``take(n)``). A consumption of a helper's parameter goes into the
 helper's summary instead, for its callers to substitute.
@@ -118,11 +118,38 @@ class ConsumerRecognition:
             self._consume_model_call(call, method)
             return True
         if method in DISTRIBUTE_METHODS and args:
-            self.consume(call, "distribute", method, args[0], Purpose.TRAINING)
+            self.consume(call, "distribute", method, args[0], self._distributed_purpose(call))
             return True
         if method in ESTIMATOR_TRAIN_METHODS and self._consume_input_fn(call, f"{dotted_text(call.func) or method}()", args):
             return True
         return False
+
+    def _distributed_purpose(self, call: cst.Call) -> Purpose:
+        """What ``dist = strategy.experimental_distribute_dataset(ds)`` is for: training, unless every loop
+        over ``dist`` in the same scope says otherwise (tensorflow/docs distribute/input: `for index,
+        inputs in dist_dataset: strategy.run(predict, ...)` demonstrates distributed prediction)."""
+        site = self.analysis._call_sites.get(call)
+        statement = site.statement if site is not None else None
+        if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+            return Purpose.TRAINING
+        assign = statement.body[0]
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return Purpose.TRAINING
+        name = assign.targets[0].target.value
+        purposes = []
+        for loop, calls in self.analysis._loop_calls.items():
+            if not (isinstance(loop, cst.For) and isinstance(loop.iter, cst.Name) and loop.iter.value == name):
+                continue
+            inside = self.analysis._call_sites.get(calls[0]) if calls else None
+            if inside is None or inside.function is not site.function:
+                continue
+            # The loop reads this assignment's value (a notebook rebinds `dist_dataset` cell after cell).
+            bindings = self.model.reaching(name, site.function, inside.place)
+            if bindings and all(binding.value is call for binding in bindings):
+                purposes.append(self.analysis.loop_purpose(loop))
+        if purposes and all(p in (Purpose.EVALUATION, Purpose.INFERENCE, Purpose.INSPECTION) for p in purposes):
+            return purposes[0]
+        return Purpose.TRAINING
 
     def _consumed_by_metric(self, call: cst.Call, name: str, args: List[Value]) -> bool:
         """``tfrs.metrics.FactorizedTopK(candidates=movies.batch(128).map(tower))``: a metric scans the

@@ -5,7 +5,9 @@ epoch, and pipelines whose consumer is out of sight.
   ``for x, y in test_ds:`` loop inside a training loop run the evaluation pipeline once per epoch; the
   accelerator waits for it as it does for the training data, so a rule about any pipeline a model waits
   on (a missing prefetch, a sequential map) counts it with training. Evaluation run once (``evaluate``,
-  ``fit`` for one epoch) does not.
+  ``fit`` for one epoch) does not, nor evaluation an ``if (epoch + 1) % 5 == 0:`` runs every Nth epoch
+  (``StepLoops.every_nth``, N known and at least 2); the same guard on a loop of steps (``if step % 500
+  == 0:``) still evaluates about once an epoch or more, and counts.
 - *Built here, consumed elsewhere* (``purpose_unseen``). An ``input_fn``, ``make_train_dataset(files)``
   or an input reader's method returns its pipeline to Estimator, a trainer, a notebook or another
   package. What it is for is read off the pipeline itself: evaluation or inspection names around it
@@ -22,7 +24,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
-from tflint_perf.analysis.loops import FEW_CALLS
+from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
@@ -35,6 +37,8 @@ _NESTED_EVALUATION = frozenset({Purpose.EVALUATION, Purpose.UNKNOWN})
 # Validation run at most this many times in a whole `fit` (`validation_freq=2` over 6 epochs) waits on
 # its pipeline too seldom for a finding about that pipeline's speed to be worth a user's time.
 _FEW_VALIDATION_RUNS = 3
+# How many callers up an `if epoch % N == 0:` around a call of the evaluating function is looked for.
+_CALLER_DEPTH = 3
 
 
 def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
@@ -94,10 +98,59 @@ class PipelineIntent:
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
         # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there; not
         # `for model in models: model.fit(train, epochs=5); model.evaluate(test)`, once per trained model.
+        # Nor evaluation an `if epoch % 5 == 0:` runs every fifth epoch (`StepLoops.every_nth`): periodic work.
         return nested and any(
             self.loop_purpose(outer) is Purpose.TRAINING and not self._fits_several_epochs(outer)
+            and not self._runs_periodically(outer, consumption.node)
             for outer in self._loops_around(consumption.node)
         )
+
+    def _runs_periodically(self, loop: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """``loop`` counts epochs and the consumer ``node`` (a loop, or a call such as `evaluate`) runs only
+        every Nth of them: under an ``if`` on the loop's counter there, or in a function every call of
+        which from ``loop`` is under one (`if (epoch + 1) % 5 == 0: test(model, test_ds)`).
+
+        The same guard on a loop whose iterations are steps (`for step, (x, y) in enumerate(db)`, `if step
+        % 500 == 0:`) still runs the evaluation about every epoch, or more often: not periodic here."""
+        if not self._counts_epochs(loop):
+            return False
+        position = self._position(node)
+        if position is None:
+            return False
+        statement, function, loops = position
+        return self._gated(loop, statement, function, loops, 0)
+
+    def _counts_epochs(self, loop: cst.CSTNode) -> bool:
+        """Each iteration of ``loop`` is an epoch: its bound or counter says so (``for epoch in range(n)``,
+        ``loops.counts_epochs``), or its body holds a loop over a pipeline that trains (a whole pass)."""
+        if counts_epochs(loop):  # type: ignore[arg-type]
+            return True
+        return any(c.kind == "for" and c.purpose is Purpose.TRAINING and c.node is not loop
+                   and loop in (self._position(c.node) or (None, None, ()))[2] for c in self.consumptions)
+
+    def _gated(self, loop: cst.CSTNode, statement: Optional[cst.CSTNode], function, loops, depth: int) -> bool:
+        step_loops = self.model.step_loops  # type: ignore[attr-defined]
+        if loop in loops:
+            return statement is not None and step_loops.every_nth(loop, statement, function) is not None
+        if function is None or depth >= _CALLER_DEPTH:
+            return False
+        call_graph = self.model.call_graph  # type: ignore[attr-defined]
+        reaching = [site for site in call_graph.callers(function)
+                    if loop in site.loops or loop in call_graph.loops_reaching(site.function)]
+        return bool(reaching) and all(
+            self._gated(loop, site.statement, site.function, site.loops, depth + 1) for site in reaching)
+
+    def _position(self, node: cst.CSTNode):
+        """The statement a consumer is (a ``for`` loop) or is in (a call), its function and the loops
+        around it in that function, outermost first; None when the collector did not record it."""
+        if isinstance(node, cst.Call):
+            site = self._call_sites.get(node)
+            return None if site is None else (site.statement, site.function, site.loops)
+        sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+        if not sites or node not in sites[0].loops:
+            return None
+        site = sites[0]
+        return node, site.function, site.loops[: site.loops.index(node)]
 
     def _fits_several_epochs(self, loop: cst.CSTNode) -> bool:
         """The loop trains through ``fit`` calls that each run several epochs (``epochs=8``, ``epochs=epochs``),

@@ -79,9 +79,19 @@ class StatePredicates:
         for op in reversed(state.ops):
             if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
                 return True
-            if op.name not in PREFETCH_TRANSPARENT:
+            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op):
                 return False
         return state.source.prefetched
+
+    def _picks(self, op: Op) -> bool:
+        """A `map` that only selects parts of the structure it is given (`map(lambda x: x['images'])`
+        after a provider's prefetch, `lambda x, y: (x, y[0])`): its function runs no TensorFlow op at all,
+        so the elements come straight from the prefetch buffer. A slice (`inks[:, :100]`) or a reshape is
+        an op run in step with the consumer: not a pick."""
+        if op.name not in MAP_OPS:
+            return False
+        function = argument(op.call, "map_func", 0)
+        return function is not None and isinstance(function.value, cst.Lambda) and _selects(function.value.body)
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
@@ -94,7 +104,23 @@ class StatePredicates:
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
         if name not in IN_MEMORY_SOURCES:
             return True
+        if self.draws_noise(state):
+            return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+
+    def draws_noise(self, state: State) -> bool:
+        """The state makes up its elements (``synthetic``) and its maps only draw random vectors or
+        batches of them (`lambda _: tf.random.normal([bs, noise_dims])`: GAN noise): a few microseconds
+        per element and no input to read, nothing for a prefetch to overlap. A draw of rank 3 or more
+        (`[bs, 224, 224, 3]`, fake images for a benchmark) is as much work as some decoding: not noise."""
+        maps = [op for op in state.ops if op.name in MAP_OPS]
+        if not maps or not self.synthetic(state):
+            return False
+        for op in maps:
+            function = argument(op.call, "map_func", 0)
+            if function is None or not _draws_small_noise(function.value, self.model, self.scope_of(op.call)):
+                return False
+        return True
 
     def cheap_per_batch(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` is a map over the batches of in-memory arrays, the batches the consumer gets,
@@ -321,6 +347,55 @@ moving values too: what a map run once per batch may do for microseconds."""
             continue
         return False
     return True
+
+
+def _selects(node: cst.BaseExpression) -> bool:
+    """Names, items picked by a literal key or index (`x['images']`, `y[0]`), and tuples, lists or dicts
+    of them: a structure rearranged without running an op."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Subscript):
+        return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+            node.slice[0].slice.value, (cst.SimpleString, cst.Integer)) and _selects(node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _selects(e.value) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and _selects(e.value)
+                   for e in node.elements)
+    return False
+
+
+# Random draws whose result is the element (`tf.random_normal` canonicalises to `tf.random.normal`).
+_NOISE_DRAWS = frozenset({"tf.random.normal", "tf.random.uniform", "tf.random.truncated_normal"})
+_NOISE_RANK = 2  # a batch of vectors at most
+
+
+def _draws_small_noise(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo]) -> bool:
+    """A map function (a lambda or a same-file def) whose every call is a random draw (``_NOISE_DRAWS``)
+    of a shape written as a list or tuple of at most ``_NOISE_RANK`` dimensions, with arithmetic on the
+    draws at most (`tf.random.uniform([bs, nd], -1., 1.) * scale`)."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None:
+        return False
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and node.decorators:
+        return False
+    draws = 0
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.For, cst.While, cst.If)):
+            return False  # nested functions, loops and branches: more than one draw of a known shape
+        if isinstance(current, cst.Call):
+            if model.call_name(current) not in _NOISE_DRAWS:
+                return False
+            shape = argument(current, "shape", 0)
+            if shape is None or not isinstance(shape.value, (cst.List, cst.Tuple)) \
+                    or len(shape.value.elements) > _NOISE_RANK:
+                return False
+            draws += 1
+        stack.extend(current.children)
+    return draws > 0
 
 
 def _small_depth(model: ModuleModel, call: cst.Call) -> bool:

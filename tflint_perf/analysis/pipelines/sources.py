@@ -90,8 +90,8 @@ class SourceRecognition:
         return None
 
     def _all_prefetched(self, args: List[Value]) -> bool:
-        """`Dataset.zip((a, b))` / `zip(a, b)`: some zipped pipeline ends in `prefetch`, and each of the
-        others does too, or does no work, or makes up its elements (`zip((noise_ds, images_ds))` with
+        """`Dataset.zip((a, b))` / `zip(a, b)`: some zipped pipeline ends in `prefetch` (a pick-only map
+        after it is no more work), and each of the others does too, or does no work, or makes up its elements (`zip((noise_ds, images_ds))` with
         `noise_ds = from_tensors(0).repeat().map(random_noise)`): the expensive side is prefetched."""
         items: List[Value] = []
         for arg in args:
@@ -100,10 +100,12 @@ class SourceRecognition:
         if not pipelines or len(pipelines) != len(items):
             return False
         analysis = self.analysis
-        prefetched = [all(analysis.ends_prefetched(state) for state in p.states) for p in pipelines]
+        # Per state: `images_ds` may be fake data on one branch (`from_tensors(zeros).repeat()`) and a
+        # prefetched reader on the other.
+        states = [state for p in pipelines for state in p.states]
+        prefetched = [analysis.ends_prefetched(state) for state in states]
         return any(prefetched) and all(
-            done or all(not analysis.does_work(state) or analysis.synthetic(state) for state in p.states)
-            for done, p in zip(prefetched, pipelines)
+            done or not analysis.does_work(state) or analysis.synthetic(state) for done, state in zip(prefetched, states)
         )
 
 

@@ -126,6 +126,12 @@ class Consumption:
         validation, ``evaluate`` or ``predict``."""
         return self.purpose is Purpose.TRAINING
 
+    @property
+    def fits(self) -> bool:
+        """A Keras ``fit`` trains on these elements: training whatever the module's name says
+        (``efficient_serving.ipynb`` fits the model it then serves)."""
+        return self.kind == "model" and self.role == "fit"
+
 
 @dataclass(frozen=True)
 class Summary:
