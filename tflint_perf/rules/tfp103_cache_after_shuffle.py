@@ -6,7 +6,6 @@ from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.pipelines.values import Op, State, maximal
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.fixes.chain_edits import move_before
