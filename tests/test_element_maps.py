@@ -12,7 +12,7 @@ import textwrap
 
 import libcst as cst
 
-from tests.conftest import lint, run_cli
+from tests.conftest import fix, lint, run_cli
 from tflint_perf.analysis.analyses import AnalysedModule
 
 BOXES = textwrap.dedent(
@@ -366,3 +366,111 @@ def test_an_importer_reading_the_attribute_keeps_it_alive(tmp_path):
         """
     found, result = _project(tmp_path, files)
     assert sorted((name, row) for name, row, _ in found) == [("nets/base.py", 6), ("nets/embedding.py", 8)], result.stderr
+
+
+# AutoAugment's bbox ops (google/automl efficientdet/aug/autoaugment.py, TPU detection's
+# autoaugment_utils.py): `tf.map_fn` runs a lambda per box, the lambda calls `_rotate_bbox`, which
+# calls `_check_bbox_area`, whose `tf.cond` picks between what a local helper returns and the
+# unchanged pair.
+CHECK_BBOX_AREA = """\
+def _check_bbox_area(min_y, min_x, max_y, max_x, delta=0.05):
+  height = max_y - min_y
+  width = max_x - min_x
+  def _adjust_bbox_boundaries(min_coord, max_coord):
+    # Make sure max is never 0 and min is never 1.
+    max_coord = tf.maximum(max_coord, 0.0 + delta)
+    min_coord = tf.minimum(min_coord, 1.0 - delta)
+    return min_coord, max_coord
+  min_y, max_y = tf.cond(tf.equal(height, 0.0),
+                         lambda: _adjust_bbox_boundaries(min_y, max_y),
+                         lambda: (min_y, max_y))
+  min_x, max_x = tf.cond(tf.equal(width, 0.0),
+                         lambda: _adjust_bbox_boundaries(min_x, max_x),
+                         lambda: (min_x, max_x))
+  return min_y, min_x, max_y, max_x
+"""
+
+ROTATE_BBOX = """\
+def _rotate_bbox(bbox, image_height, image_width, degrees):
+  min_y = tf.cast(image_height * (bbox[0] - 0.5), tf.int32)
+  min_x = tf.cast(image_width * (bbox[1] - 0.5), tf.int32)
+  max_y = tf.cast(image_height * (bbox[2] - 0.5), tf.int32)
+  max_x = tf.cast(image_width * (bbox[3] - 0.5), tf.int32)
+  return tf.stack(CHECK(min_y, min_x, max_y, max_x))
+
+
+def rotate_with_bboxes(image, bboxes, degrees, replace):
+  image = rotate(image, degrees, replace)
+  image_height = tf.shape(image)[0]
+  image_width = tf.shape(image)[1]
+  wrapped_rotate_bbox = lambda bbox: _rotate_bbox(bbox, image_height, image_width, degrees)
+  bboxes = tf.map_fn(wrapped_rotate_bbox, bboxes)
+  return image, bboxes
+"""
+
+
+def test_a_per_box_cond_whose_branch_calls_a_small_local_helper_is_reported():
+    source = "import tensorflow as tf\n\n\n" + CHECK_BBOX_AREA + "\n\n" + ROTATE_BBOX.replace("CHECK", "_check_bbox_area")
+    found = lint(source, ["TFP202"])
+    assert [d.location.row for d in found] == [12, 15]
+    assert "`_check_bbox_area`, which the `tf.map_fn` in `rotate_with_bboxes` runs for every element (2 calls deep)" \
+        in found[0].message
+    # The helper's body is not the lambda's text: no fix is offered, so `--fix` changes nothing.
+    assert fix(source, ["TFP202"], unsafe=True) == source
+
+
+def test_a_helper_branch_that_guards_skips_or_chooses_per_map_stays_silent():
+    source = textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+
+        def _scaled(coord, size):
+            return coord / size
+
+
+        def _flipped(box):
+            return tf.image.flip_left_right(box)
+
+
+        def _long(coord):
+            if coord is None:
+                return coord
+            return tf.minimum(coord, 1.0)
+
+
+        def _one(box, size, training):
+            a = tf.cond(size > 0.0, lambda: _scaled(box, size), lambda: box)
+            b = tf.cond(tf.reduce_sum(box) > 0.0, lambda: _flipped(box), lambda: box)
+            c = tf.cond(tf.reduce_sum(box) > 0.0, lambda: _long(box), lambda: box)
+            d = tf.cond(training, lambda: _clip(box), lambda: box)
+            return a + b + c + d
+
+
+        def _clip(coord):
+            return tf.minimum(coord, 1.0)
+
+
+        def all_boxes(boxes, size, training):
+            return tf.map_fn(lambda b: _one(b, size, training), boxes)
+        """
+    )
+    # A division the cond guards, an image op the cond skips, a helper with a branch (not one
+    # value), and a choice on a flag the map closes over (one choice for every box).
+    assert lint(source, ["TFP202"]) == []
+
+
+def test_a_per_box_helper_in_another_module_with_a_helper_branch(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'det'\n")
+    package = tmp_path / "det"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "box_utils.py").write_text("import tensorflow as tf\n\n\n" + CHECK_BBOX_AREA)
+    (package / "augment.py").write_text(
+        "import tensorflow as tf\n\nfrom det import box_utils\n\n\n"
+        + ROTATE_BBOX.replace("CHECK", "box_utils._check_bbox_area")
+    )
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP202", ".", cwd=tmp_path)
+    found = [(d["filename"].replace("\\", "/"), d["location"]["row"], d["message"]) for d in json.loads(result.stdout)]
+    assert [(name, row) for name, row, _ in found] == [("det/box_utils.py", 12), ("det/box_utils.py", 15)], result.stderr
+    assert "the `tf.map_fn` in `rotate_with_bboxes` (in `det/augment.py`)" in found[0][2]
