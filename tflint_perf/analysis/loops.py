@@ -268,6 +268,29 @@ class StepLoops:
         """``expr`` reads a name bound anew in each iteration of ``loop``."""
         return any(self.bound_in(name, site, loop) for name in names_read(expr))
 
+    def varies_per_call(self, expr: cst.BaseExpression, site: CallSite) -> bool:
+        """``expr`` reads a parameter of the function ``site`` is in, directly or through the local
+        assignments that reach it (``logits, value = self.predict(obs)`` then ``dist.predict(logits)``):
+        it changes with each call of the function."""
+        function = site.function
+        if function is None:
+            return False
+        todo = [(name, site.place) for name in names_read(expr)]
+        seen: set = set()
+        while todo and len(seen) < 32:
+            name, place = todo.pop()
+            if (name, place) in seen:
+                continue
+            seen.add((name, place))
+            for binding in self.model.reaching(name, function, place) or []:
+                if binding.scope is not function:
+                    continue
+                if binding.kind == "param":
+                    return True
+                if binding.value is not None and binding.kind in ("assign", "unpack", "augassign"):
+                    todo += [(read, binding.place) for read in names_read(binding.value)]
+        return False
+
 
 def names_read(expr: cst.CSTNode) -> List[str]:
     """The bare names an expression reads (not attribute names, not names a lambda binds)."""

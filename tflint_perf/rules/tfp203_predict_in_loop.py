@@ -7,7 +7,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
-from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
+from tflint_perf.analysis.loops import StepLoops, looks_at_few, short_literal_loop
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -17,6 +17,16 @@ from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
+# A2C's shape: a model subclass whose method predicts, and an agent whose rollout loop calls it.
+_A2C_HEAD = (
+    "import numpy as np\nimport tensorflow as tf\n\nclass Policy(tf.keras.Model):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.dist = Sampler()\n\n"
+    "    def action_value(self, obs):\n        logits, value = self.predict(obs)\n"
+    "        action = self.dist.predict(logits)\n        return action, value\n\n"
+    "class Sampler(tf.keras.Model):\n    def call(self, logits):\n        return tf.random.categorical(logits, 1)\n\n"
+    "class Agent:\n    def __init__(self, model):\n        self.model = model\n\n"
+    "    def train(self, env, updates=1000):\n        obs = env.reset()\n        for update in range(updates):\n"
+)
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -123,6 +133,12 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
         ),
         # Size unknown (a helper's result, a parameter): silent.
         Valid(_KERAS + "for path in files:\n    x = load_features(path)\n    scores.append(model.predict(x))\n"),
+        # A model subclass's method called from another class's loop on every step, but on the whole
+        # set of observations a caller passes (size unknown): silent.
+        Valid(
+            _A2C_HEAD + "            actions, values = self.model.action_value(all_observations)\n"
+            "agent = Agent(Policy())\n"
+        ),
     )
     invalid = (
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
@@ -213,6 +229,20 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             "    def run(self, env):\n        state = env.reset()\n        for t in range(500):\n"
             "            state = env.step(self.act(state))\n",
         ),
+        # A2C: `self.predict` and `self.dist.predict` inside a `keras.Model` subclass's method, which
+        # another class's rollout loop calls on one observation per environment step (the agent's
+        # `self.model` is the `Policy()` its construction is given).
+        Invalid(
+            _A2C_HEAD + "            action, value = self.model.action_value(obs[None, :])\n"
+            "            obs, reward, done, _ = env.step(action)\n"
+            "agent = Agent(Policy())\n",
+            fixed=_A2C_HEAD.replace("self.predict(obs)", "self.predict_on_batch(obs)").replace(
+                "self.dist.predict(logits)", "self.dist.predict_on_batch(logits)")
+            + "            action, value = self.model.action_value(obs[None, :])\n"
+            "            obs, reward, done, _ = env.step(action)\n"
+            "agent = Agent(Policy())\n",
+            count=2,
+        ),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
@@ -262,10 +292,9 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             return None
         if site.loops or site.function is None or not loops.reaching(site.function):
             return None
-        params = _parameters(site.function.node)
         if any(loops.inspects_in(site.function)):
             return None  # a helper that plots or shows what it predicts
-        if any(name in params for name in names_read(x)):
+        if loops.varies_per_call(x, site):
             return "in a function called from a loop"
         return None
 
@@ -299,7 +328,3 @@ def _array_conversion(context: RuleContext, site: CallSite) -> Optional[cst.Call
             return call if name in _ARRAY else None
     return None
 
-
-def _parameters(node: cst.FunctionDef) -> frozenset:
-    params = node.params
-    return frozenset(p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params])
