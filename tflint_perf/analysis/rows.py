@@ -133,7 +133,10 @@ class Rows:
             if first.lower is None and first.upper is None and first.step is None:
                 return again(expr.value)  # `x[:, i:i + 1]`: every row of x
             span = self._span(first, scope)
-            return UNKNOWN if span is None else _count(span)
+            if span is None:
+                # `batch[0:n]` of an array of a few rows: at most as many rows as the array
+                return FEW if again(expr.value) in (ONE, FEW) else UNKNOWN
+            return _count(span)
         return UNKNOWN
 
     def _span(self, piece: cst.Slice, scope: Optional[FunctionInfo]) -> Optional[int]:
@@ -164,14 +167,39 @@ class Rows:
         if isinstance(expr, cst.Name) and self.model.scope_bindings(expr.value, scope)[0] is None:
             known = self.model.integer_values.integer(expr, None)  # type: ignore[attr-defined]
             return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
+        if isinstance(expr, cst.Name) and scope is not None:
+            return self._parameter_integer(expr.value, scope)
         return None
 
-    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
-        """The first dimension of a shape written as a tuple or a list, or named once (`shape = (1, n)`)."""
+    def _parameter_integer(self, name: str, function: FunctionInfo) -> Optional[int]:
+        """A parameter never rebound, with an integer default (``batch_size=32``): the largest of its
+        default and the integers this file's callers pass for it; None if a caller passes anything else."""
+        bindings = self.model.scope_bindings(name, function)[1]
+        if len(bindings) != 1 or bindings[0].kind != "param" or bindings[0].value is None:
+            return None
+        found = int_literal(bindings[0].value)
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        for caller in self.model.call_graph.callers(function):
+            passed = None if has_star_args(caller.node) else argument(caller.node, name, index)
+            if has_star_args(caller.node) or (passed is not None and int_literal(passed.value) is None):
+                return None
+            if passed is not None and found is not None:
+                found = max(found, int_literal(passed.value) or 0)
+        return found
+
+    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo],
+                 place: Optional[Place] = None) -> Optional[int]:
+        """The first dimension of a shape written as a tuple or a list, or named (`shape = (1, n)`: its
+        one binding, or the one that reaches ``place``); of ``(batch_size,) + img_size``, the first tuple's."""
         if isinstance(shape, cst.Name):
             bindings = self.model.scope_bindings(shape.value, scope)[1]
+            if len(bindings) != 1 and place is not None:
+                bindings = list(self.model.reaching(shape.value, scope, place) or [])
             if len(bindings) == 1 and bindings[0].kind == "assign":
                 shape = bindings[0].value
+        while isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add):
+            shape = shape.left
         if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
             return self._integer(shape.elements[0].value, scope)
         return None
@@ -204,7 +232,7 @@ class Rows:
             if name in ("numpy.random.rand", "numpy.random.randn"):
                 rows = self._integer(positional[0], scope) if positional else None
             else:
-                rows = self._leading(shape.value, scope) if shape is not None else None
+                rows = self._leading(shape.value, scope, place) if shape is not None else None
             return UNKNOWN if rows is None else _count(rows)
         if name == "numpy.repeat":
             count, axis = argument(call, "repeats", 1), argument(call, "axis", 2)

@@ -27,6 +27,17 @@ _A2C_HEAD = (
     "class Agent:\n    def __init__(self, model):\n        self.model = model\n\n"
     "    def train(self, env, updates=1000):\n        obs = env.reset()\n        for update in range(updates):\n"
 )
+# Hvass-Labs' feature extraction: a batch array preallocated for `batch_size` images, filled and
+# predicted on (`image_batch[0:current]`) once per batch over the whole image set.
+_EXTRACT = (
+    "def process_images(filenames, batch_size=BATCH):\n    shape = (batch_size,) + img_size + (3,)\n"
+    "    image_batch = np.zeros(shape=shape, dtype=np.float16)\n    shape = (len(filenames), 4096)\n"
+    "    values = np.zeros(shape=shape)\n    start = 0\n    while start < len(filenames):\n"
+    "        end = min(start + batch_size, len(filenames))\n"
+    "        for i, name in enumerate(filenames[start:end]):\n            image_batch[i] = load_image(name)\n"
+    "        values[start:end] = model.predict(image_batch[0:end - start])\n        start = end\n"
+    "    return values\n"
+)
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -139,6 +150,8 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             _A2C_HEAD + "            actions, values = self.model.action_value(all_observations)\n"
             "agent = Agent(Policy())\n"
         ),
+        # The same extraction in chunks of 200,000 rows: predict batches each one itself.
+        Valid(_KERAS + _EXTRACT.replace("BATCH", "200000")),
     )
     invalid = (
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
@@ -243,6 +256,8 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             "agent = Agent(Policy())\n",
             count=2,
         ),
+        # Feature extraction per batch of 32 images (a parameter's default no caller overrides).
+        Invalid(_KERAS + _EXTRACT.replace("BATCH", "32")),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
