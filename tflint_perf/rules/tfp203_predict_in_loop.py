@@ -54,16 +54,20 @@ file calls from one) when `x` changes from one iteration to the next and is evid
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
-of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`). An
+of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
+a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
+`batch_size=32` is a parameter's default no caller in the file overrides), what another model's
+`predict` returned on such an input, or a parameter every caller in the file passes such an input
+for (`action_value(obs[None, :])`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
-parameter) is not reported: `predict` is built for large inputs. How big an input is comes from
+parameter no caller in the file fills) is not reported: `predict` is built for large inputs. How big an input is comes from
 `tflint_perf/analysis/rows.py`.
 
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
-`keras.Model` subclass of this file, a same-file function returning one, `self.model` assigned
-one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+`keras.Model` subclass of this file (`self` in its own methods, `self.dist` assigned one), a
+same-file function returning one, `self.model` assigned one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -104,7 +108,8 @@ splits it into batches of 32 where `predict_on_batch` would run it whole.
     known_problems = """
 How big an element of what a loop iterates is cannot be known statically: a loop over chunks of
 10,000 rows is reported too, although `predict`'s setup is then a small share of each call. An input
-of unknown size is not reported (a sample passed through a parameter, a helper's result).
+of unknown size is not reported (a helper's result, a parameter of a function that nothing in the
+file calls, or that is called from elsewhere with other sizes than the callers in the file pass).
 """
     references = (
         "[Keras `Model.predict`](https://keras.io/api/models/model_training_apis/#predict-method)",
