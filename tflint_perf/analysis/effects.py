@@ -100,6 +100,7 @@ class EffectAnalysis:
         self.model = model
         self._memo: Dict[object, Effects] = {}
         self._in_progress: Set[object] = set()
+        self._attributes_following: Set[tuple] = set()  # (class, attribute) pairs being followed
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -189,6 +190,16 @@ class EffectAnalysis:
         return found
 
     def _class_of_attribute(self, owner: ClassInfo, attr: str) -> Optional[ClassInfo]:
+        key = (owner.name, attr)
+        if key in self._attributes_following:
+            return None  # `A(self.b)` in B and `B(self.a)` in A: a cycle says nothing
+        self._attributes_following.add(key)
+        try:
+            return self._class_of_attribute_values(owner, attr)
+        finally:
+            self._attributes_following.discard(key)
+
+    def _class_of_attribute_values(self, owner: ClassInfo, attr: str) -> Optional[ClassInfo]:
         values = owner.attributes.get(attr, [])
         init = owner.methods.get("__init__")
         found: Optional[ClassInfo] = None
