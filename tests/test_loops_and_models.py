@@ -170,3 +170,45 @@ def test_a_counter_the_body_advances_and_an_else_branch():
     guarded = model_of(source.replace("        pass\n    else:\n", ""))
     site = site_named(guarded, "evaluate()")
     assert guarded.step_loops.every_nth(site.loops[0], site.statement, site.function) == 50
+
+
+_AGENT = """
+import tensorflow as tf
+
+class Policy(tf.keras.Model):
+    def action_value(self, obs):
+        return self.predict(obs)
+
+class Agent:
+    def __init__(self, model):
+        self.model = model
+
+    def train(self, env):
+        for step in range(1000):
+            self.model.action_value(env.obs[None, :])
+
+agent = Agent({construction})
+"""
+
+
+@pytest.mark.parametrize("construction,resolved", [
+    ("Policy()", True),                 # the agent is built on a Policy: its self.model is one
+    ("net", True),                      # through a name bound to one (`net = Policy()` below)
+    ("load_policy()", False),           # a helper's result: unknown, no edge
+])
+def test_a_method_called_through_an_attribute_is_reached_from_the_callers_loop(construction, resolved):
+    source = _AGENT.format(construction=construction) + "net = Policy()\n"
+    model = model_of(source)
+    action_value = model.classes["Policy"].methods["action_value"]
+    assert bool(model.call_graph.loops_reaching(action_value)) is resolved
+
+
+def test_attributes_passed_round_in_a_cycle_resolve_to_nothing():
+    source = (
+        "class A:\n    def __init__(self, b):\n        self.b = b\n    def make(self):\n        return B(self.b)\n"
+        "    def run(self):\n        for i in range(100):\n            self.b.go(i)\n\n"
+        "class B:\n    def __init__(self, a):\n        self.a = a\n    def make(self):\n        return A(self.a)\n"
+        "    def go(self, i):\n        pass\n"
+    )
+    model = model_of(source)
+    assert model.call_graph.loops_reaching(model.classes["B"].methods["go"]) == frozenset()

@@ -1,8 +1,9 @@
 """Calls between functions: who calls whom, and which loops a function is reached from.
 
 Built once from the collector's call records: a call whose callee resolves (``f(...)``, a nested
-``def``, ``self.method(...)``, ``functools.partial(f, ...)(...)``) to a function of this file is an
-edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
+``def``, ``self.method(...)``, ``obj.method(...)`` or ``self.attr.method(...)`` of an object built from a
+class of this file (``self.model.action_value(obs)`` with the agent constructed on ``Policy()``),
+``functools.partial(f, ...)(...)``) to a function of this file is an edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
 In a project session, ``callees`` also follows calls into other first-party modules, and
 ``loops_reaching`` also counts the loops of the modules importing this one (a
 ``partial_fit`` method whose per-batch loop is in the runner).

@@ -100,6 +100,7 @@ class EffectAnalysis:
         self.model = model
         self._memo: Dict[object, Effects] = {}
         self._in_progress: Set[object] = set()
+        self._attributes_following: Set[tuple] = set()  # (class, attribute) pairs being followed
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -127,12 +128,14 @@ class EffectAnalysis:
             return None
         if isinstance(expr, cst.Call) and self.model.call_name(expr) == "functools.partial" and expr.args:
             return self.resolve_callable(expr.args[0].value, scope, local_only)
-        if isinstance(expr, cst.Attribute) and not local_only:
-            foreign = self.model.foreign(expr, scope)
+        if isinstance(expr, cst.Attribute):
+            foreign = self.model.foreign(expr, scope) if not local_only else None
             if isinstance(foreign, FunctionInfo):
                 return foreign
             cls = self.class_of_object(expr.value, scope)
-            return cls.methods.get(expr.attr.value) if cls is not None else None
+            if cls is None or (local_only and cls.model not in (None, self.model)):
+                return None
+            return cls.methods.get(expr.attr.value)
         return None
 
     def steps_simulator(self, target: Callable) -> bool:
@@ -163,7 +166,12 @@ class EffectAnalysis:
 
     def class_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[ClassInfo]:
         """The class a local name's object was built from: every binding of it is ``Cls(...)`` of one
-        known class (of this module, or imported from another first-party one)."""
+        known class (of this module, or imported from another first-party one). ``self.attr`` is
+        followed too: every assignment of it is ``Cls(...)``, or a parameter of ``__init__`` that every
+        construction of the owner in this module passes such an object for (``A2CAgent(model)`` with
+        ``model = Model(...)``)."""
+        if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None and scope.owner is not None:
+            return self._class_of_attribute(scope.owner, expr.attr.value)
         if not isinstance(expr, cst.Name):
             return None
         _, bindings = self.model.scope_bindings(expr.value, scope)
@@ -176,6 +184,51 @@ class EffectAnalysis:
             if cls is None:
                 foreign = self.model.foreign(value.func, scope)
                 cls = foreign if isinstance(foreign, ClassInfo) else None
+            if cls is None or (found is not None and cls is not found):
+                return None
+            found = cls
+        return found
+
+    def _class_of_attribute(self, owner: ClassInfo, attr: str) -> Optional[ClassInfo]:
+        key = (owner.name, attr)
+        if key in self._attributes_following:
+            return None  # `A(self.b)` in B and `B(self.a)` in A: a cycle says nothing
+        self._attributes_following.add(key)
+        try:
+            return self._class_of_attribute_values(owner, attr)
+        finally:
+            self._attributes_following.discard(key)
+
+    def _class_of_attribute_values(self, owner: ClassInfo, attr: str) -> Optional[ClassInfo]:
+        values = owner.attributes.get(attr, [])
+        init = owner.methods.get("__init__")
+        found: Optional[ClassInfo] = None
+        for value in values:
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                cls = self.model.classes.get(value.func.value)
+            elif isinstance(value, cst.Name) and init is not None and value.value in init.positional_parameters:
+                cls = self._class_passed(owner, init.positional_parameters.index(value.value), value.value)
+            else:
+                return None
+            if cls is None or (found is not None and cls is not found):
+                return None
+            found = cls
+        return found
+
+    def _class_passed(self, owner: ClassInfo, index: int, param: str) -> Optional[ClassInfo]:
+        """The one class of the objects every ``Owner(...)`` call of this module passes for a parameter."""
+        found: Optional[ClassInfo] = None
+        constructions = [site for site in self.model.calls
+                         if isinstance(site.node.func, cst.Name) and site.node.func.value == owner.name]
+        for site in constructions:
+            value = argument(site.node, param, index)
+            if value is None or value.star:
+                return None
+            passed = value.value
+            if isinstance(passed, cst.Call) and isinstance(passed.func, cst.Name):
+                cls = self.model.classes.get(passed.func.value)  # `Agent(Policy())`
+            else:
+                cls = self.class_of_object(passed, site.function)
             if cls is None or (found is not None and cls is not found):
                 return None
             found = cls

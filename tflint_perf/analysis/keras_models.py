@@ -100,6 +100,8 @@ class KerasModels:
             return False
         if isinstance(expr, cst.Call):
             return self.builds_model(expr, depth)
+        if _is_self(expr) and scope is not None and scope.binds_self and scope.owner is not None:
+            return self.is_model_class(scope.owner)  # `self.predict(obs)` in a method of a model subclass
         if isinstance(expr, cst.Name):
             bindings = self.model.reaching(expr.value, scope, place)
             if not bindings:

@@ -330,6 +330,29 @@ class StepLoops:
         every = self.fixed_integer(expr.right)
         return every if every is not None and every >= PERIODIC_AT_LEAST else None
 
+    def varies_per_call(self, expr: cst.BaseExpression, site: CallSite) -> bool:
+        """``expr`` reads a parameter of the function ``site`` is in, directly or through the local
+        assignments that reach it (``logits, value = self.predict(obs)`` then ``dist.predict(logits)``):
+        it changes with each call of the function."""
+        function = site.function
+        if function is None:
+            return False
+        todo = [(name, site.place) for name in names_read(expr)]
+        seen: set = set()
+        while todo and len(seen) < 32:
+            name, place = todo.pop()
+            if (name, place) in seen:
+                continue
+            seen.add((name, place))
+            for binding in self.model.reaching(name, function, place) or []:
+                if binding.scope is not function:
+                    continue
+                if binding.kind == "param":
+                    return True
+                if binding.value is not None and binding.kind in ("assign", "unpack", "augassign"):
+                    todo += [(read, binding.place) for read in names_read(binding.value)]
+        return False
+
 
 def names_read(expr: cst.CSTNode) -> List[str]:
     """The bare names an expression reads (not attribute names, not names a lambda binds)."""

@@ -31,7 +31,7 @@ from typing import FrozenSet, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -133,7 +133,10 @@ class Rows:
             if first.lower is None and first.upper is None and first.step is None:
                 return again(expr.value)  # `x[:, i:i + 1]`: every row of x
             span = self._span(first, scope)
-            return UNKNOWN if span is None else _count(span)
+            if span is None:
+                # `batch[0:n]` of an array of a few rows: at most as many rows as the array
+                return FEW if again(expr.value) in (ONE, FEW) else UNKNOWN
+            return _count(span)
         return UNKNOWN
 
     def _span(self, piece: cst.Slice, scope: Optional[FunctionInfo]) -> Optional[int]:
@@ -164,14 +167,39 @@ class Rows:
         if isinstance(expr, cst.Name) and self.model.scope_bindings(expr.value, scope)[0] is None:
             known = self.model.integer_values.integer(expr, None)  # type: ignore[attr-defined]
             return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
+        if isinstance(expr, cst.Name) and scope is not None:
+            return self._parameter_integer(expr.value, scope)
         return None
 
-    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
-        """The first dimension of a shape written as a tuple or a list, or named once (`shape = (1, n)`)."""
+    def _parameter_integer(self, name: str, function: FunctionInfo) -> Optional[int]:
+        """A parameter never rebound, with an integer default (``batch_size=32``): the largest of its
+        default and the integers this file's callers pass for it; None if a caller passes anything else."""
+        bindings = self.model.scope_bindings(name, function)[1]
+        if len(bindings) != 1 or bindings[0].kind != "param" or bindings[0].value is None:
+            return None
+        found = int_literal(bindings[0].value)
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        for caller in self.model.call_graph.callers(function):
+            passed = None if has_star_args(caller.node) else argument(caller.node, name, index)
+            if has_star_args(caller.node) or (passed is not None and int_literal(passed.value) is None):
+                return None
+            if passed is not None and found is not None:
+                found = max(found, int_literal(passed.value) or 0)
+        return found
+
+    def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo],
+                 place: Optional[Place] = None) -> Optional[int]:
+        """The first dimension of a shape written as a tuple or a list, or named (`shape = (1, n)`: its
+        one binding, or the one that reaches ``place``); of ``(batch_size,) + img_size``, the first tuple's."""
         if isinstance(shape, cst.Name):
             bindings = self.model.scope_bindings(shape.value, scope)[1]
+            if len(bindings) != 1 and place is not None:
+                bindings = list(self.model.reaching(shape.value, scope, place) or [])
             if len(bindings) == 1 and bindings[0].kind == "assign":
                 shape = bindings[0].value
+        while isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add):
+            shape = shape.left
         if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
             return self._integer(shape.elements[0].value, scope)
         return None
@@ -204,7 +232,7 @@ class Rows:
             if name in ("numpy.random.rand", "numpy.random.randn"):
                 rows = self._integer(positional[0], scope) if positional else None
             else:
-                rows = self._leading(shape.value, scope) if shape is not None else None
+                rows = self._leading(shape.value, scope, place) if shape is not None else None
             return UNKNOWN if rows is None else _count(rows)
         if name == "numpy.repeat":
             count, axis = argument(call, "repeats", 1), argument(call, "axis", 2)
@@ -221,6 +249,10 @@ class Rows:
         if isinstance(call.func, cst.Name) and call.func.value == "next" and len(positional) == 1 \
                 and self.model.lookup_function("next", scope) is None:
             return FEW  # one element of an iterator: a sample, or the next batch of a generator
+        predicted = self._prediction_input(call, scope, place)
+        if predicted is not None:
+            rows = again(predicted)  # `model.predict(x)`: one output row per input row
+            return rows if rows in (ONE, FEW) else UNKNOWN
         if positional and self._keeps_rows(call, name, scope, place):
             rows = again(positional[0])
             return rows if rows in (ONE, FEW) else UNKNOWN
@@ -240,6 +272,16 @@ class Rows:
                 b.kind == "assign" and isinstance(b.value, cst.Call)
                 and (self.model.call_name(b.value) or self._untracked(b.value.func)).startswith(_LAYER_ROOTS)
                 for b in bindings)
+
+    def _prediction_input(self, call: cst.Call, scope: Optional[FunctionInfo], place: Place) -> Optional[cst.BaseExpression]:
+        """The input of ``model.predict(x)`` / ``model.predict_on_batch(x)`` on a Keras model."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("predict", "predict_on_batch")):
+            return None
+        x = argument(call, "x", 0)
+        if x is None or not self.model.keras_models.is_model(func.value, scope, place):  # type: ignore[attr-defined]
+            return None
+        return x.value
 
     def _untracked(self, func: cst.BaseExpression) -> str:
         """``keras_hub.layers.X`` as written, when ``keras_hub`` (not among the roots the import table
@@ -287,10 +329,31 @@ class Rows:
         if binding.kind == "for" and binding.value is not None:
             return self._element(binding)
         if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:
-            # `x, y = next(batches)`: the parts of one batch share its rows
+            # `x, y = next(batches)`: the parts of one batch share its rows; so do the outputs of
+            # `logits, value = model.predict(obs)`
             found = self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
-            return found if found == FEW else UNKNOWN
+            predicts = self._prediction_input(binding.value, binding.scope, binding.place) is not None
+            return found if found == FEW or (predicts and found == ONE) else UNKNOWN
+        if binding.kind == "param" and binding.scope is not None:
+            return self._passed(binding, depth)
         return UNKNOWN
+
+    def _passed(self, binding: Binding, depth: int) -> str:
+        """A parameter's rows: what every same-file caller passes for it (``action_value(obs[None, :])``
+        from a rollout loop); unknown without a caller, or where a caller leaves it to its default."""
+        function = binding.scope
+        callers = self.model.call_graph.callers(function) if function is not None and depth < _MAX_DEPTH else []
+        positional = function.positional_parameters if function is not None else []
+        index = positional.index(binding.name) if binding.name in positional else None
+        size: Optional[str] = None
+        for caller in callers:
+            passed = None if has_star_args(caller.node) else argument(caller.node, binding.name, index)
+            if passed is None:
+                return UNKNOWN
+            size = _join(size, self._rows(passed.value, caller.function, caller.place, caller.lambdas, depth + 1, frozenset()))
+            if size in (UNKNOWN, _SAME):
+                return UNKNOWN
+        return size or UNKNOWN
 
     def _element(self, binding: Binding) -> str:
         """What a loop binds: one element of what it iterates (a sample, or one batch of a pipeline

@@ -6,8 +6,8 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
-from tflint_perf.analysis.loops import StepLoops, looks_at_few, names_read, short_literal_loop
+from tflint_perf.analysis.arguments import argument, has_star_args
+from tflint_perf.analysis.loops import StepLoops, looks_at_few, short_literal_loop
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -17,6 +17,27 @@ from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
+# A2C's shape: a model subclass whose method predicts, and an agent whose rollout loop calls it.
+_A2C_HEAD = (
+    "import numpy as np\nimport tensorflow as tf\n\nclass Policy(tf.keras.Model):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.dist = Sampler()\n\n"
+    "    def action_value(self, obs):\n        logits, value = self.predict(obs)\n"
+    "        action = self.dist.predict(logits)\n        return action, value\n\n"
+    "class Sampler(tf.keras.Model):\n    def call(self, logits):\n        return tf.random.categorical(logits, 1)\n\n"
+    "class Agent:\n    def __init__(self, model):\n        self.model = model\n\n"
+    "    def train(self, env, updates=1000):\n        obs = env.reset()\n        for update in range(updates):\n"
+)
+# Hvass-Labs' feature extraction: a batch array preallocated for `batch_size` images, filled and
+# predicted on (`image_batch[0:current]`) once per batch over the whole image set.
+_EXTRACT = (
+    "def process_images(filenames, batch_size=BATCH):\n    shape = (batch_size,) + img_size + (3,)\n"
+    "    image_batch = np.zeros(shape=shape, dtype=np.float16)\n    shape = (len(filenames), 4096)\n"
+    "    values = np.zeros(shape=shape)\n    start = 0\n    while start < len(filenames):\n"
+    "        end = min(start + batch_size, len(filenames))\n"
+    "        for i, name in enumerate(filenames[start:end]):\n            image_batch[i] = load_image(name)\n"
+    "        values[start:end] = model.predict(image_batch[0:end - start])\n        start = end\n"
+    "    return values\n"
+)
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -33,16 +54,20 @@ file calls from one) when `x` changes from one iteration to the next and is evid
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
-of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`). An
+of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
+a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
+`batch_size=32` is a parameter's default no caller in the file overrides), what another model's
+`predict` returned on such an input, or a parameter every caller in the file passes such an input
+for (`action_value(obs[None, :])`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
-parameter) is not reported: `predict` is built for large inputs. How big an input is comes from
+parameter no caller in the file fills) is not reported: `predict` is built for large inputs. How big an input is comes from
 `tflint_perf/analysis/rows.py`.
 
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
-`keras.Model` subclass of this file, a same-file function returning one, `self.model` assigned
-one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+`keras.Model` subclass of this file (`self` in its own methods, `self.dist` assigned one), a
+same-file function returning one, `self.model` assigned one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -83,7 +108,8 @@ splits it into batches of 32 where `predict_on_batch` would run it whole.
     known_problems = """
 How big an element of what a loop iterates is cannot be known statically: a loop over chunks of
 10,000 rows is reported too, although `predict`'s setup is then a small share of each call. An input
-of unknown size is not reported (a sample passed through a parameter, a helper's result).
+of unknown size is not reported (a helper's result, a parameter of a function that nothing in the
+file calls, or that is called from elsewhere with other sizes than the callers in the file pass).
 """
     references = (
         "[Keras `Model.predict`](https://keras.io/api/models/model_training_apis/#predict-method)",
@@ -123,6 +149,14 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
         ),
         # Size unknown (a helper's result, a parameter): silent.
         Valid(_KERAS + "for path in files:\n    x = load_features(path)\n    scores.append(model.predict(x))\n"),
+        # A model subclass's method called from another class's loop on every step, but on the whole
+        # set of observations a caller passes (size unknown): silent.
+        Valid(
+            _A2C_HEAD + "            actions, values = self.model.action_value(all_observations)\n"
+            "agent = Agent(Policy())\n"
+        ),
+        # The same extraction in chunks of 200,000 rows: predict batches each one itself.
+        Valid(_KERAS + _EXTRACT.replace("BATCH", "200000")),
     )
     invalid = (
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
@@ -213,6 +247,22 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             "    def run(self, env):\n        state = env.reset()\n        for t in range(500):\n"
             "            state = env.step(self.act(state))\n",
         ),
+        # A2C: `self.predict` and `self.dist.predict` inside a `keras.Model` subclass's method, which
+        # another class's rollout loop calls on one observation per environment step (the agent's
+        # `self.model` is the `Policy()` its construction is given).
+        Invalid(
+            _A2C_HEAD + "            action, value = self.model.action_value(obs[None, :])\n"
+            "            obs, reward, done, _ = env.step(action)\n"
+            "agent = Agent(Policy())\n",
+            fixed=_A2C_HEAD.replace("self.predict(obs)", "self.predict_on_batch(obs)").replace(
+                "self.dist.predict(logits)", "self.dist.predict_on_batch(logits)")
+            + "            action, value = self.model.action_value(obs[None, :])\n"
+            "            obs, reward, done, _ = env.step(action)\n"
+            "agent = Agent(Policy())\n",
+            count=2,
+        ),
+        # Feature extraction per batch of 32 images (a parameter's default no caller overrides).
+        Invalid(_KERAS + _EXTRACT.replace("BATCH", "32")),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
@@ -262,10 +312,9 @@ of unknown size is not reported (a sample passed through a parameter, a helper's
             return None
         if site.loops or site.function is None or not loops.reaching(site.function):
             return None
-        params = _parameters(site.function.node)
         if any(loops.inspects_in(site.function)):
             return None  # a helper that plots or shows what it predicts
-        if any(name in params for name in names_read(x)):
+        if loops.varies_per_call(x, site):
             return "in a function called from a loop"
         return None
 
@@ -299,7 +348,3 @@ def _array_conversion(context: RuleContext, site: CallSite) -> Optional[cst.Call
             return call if name in _ARRAY else None
     return None
 
-
-def _parameters(node: cst.FunctionDef) -> frozenset:
-    params = node.params
-    return frozenset(p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params])
