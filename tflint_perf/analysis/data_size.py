@@ -24,6 +24,7 @@ from typing import FrozenSet, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
@@ -37,15 +38,32 @@ _KEEPS_DATA = frozenset({
     "numpy.concatenate", "numpy.matrix", "numpy.atleast_2d", "numpy.ravel", "list", "tuple", "sorted", "zip",
 })
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
-# NumPy constructors: the positional argument (or keyword) that gives their size.
-_SIZED = {
+# Constructors whose result's shape is one argument: its keyword and position.
+_SHAPE_ARGUMENT = {
     "numpy.random.normal": ("size", 2), "numpy.random.uniform": ("size", 2), "numpy.random.randint": ("size", 2),
     "numpy.random.choice": ("size", 1), "numpy.random.binomial": ("size", 2), "numpy.random.poisson": ("size", 1),
     "numpy.random.random": ("size", 0), "numpy.random.random_sample": ("size", 0),
-    "numpy.zeros": ("shape", 0), "numpy.ones": ("shape", 0), "numpy.empty": ("shape", 0),
-    "numpy.full": ("shape", 0), "numpy.linspace": ("num", 2),
+    "numpy.zeros": ("shape", 0), "numpy.ones": ("shape", 0), "numpy.empty": ("shape", 0), "numpy.full": ("shape", 0),
+    "numpy.linspace": ("num", 2), "tf.zeros": ("shape", 0), "tf.ones": ("shape", 0),
+    "tf.random.normal": ("shape", 0), "tf.random.uniform": ("shape", 0),
 }
 _DIMENSIONS = frozenset({"numpy.random.rand", "numpy.random.randn"})  # rand(d0, d1, ...)
+
+
+def constructor_shape(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """The shape a NumPy or TensorFlow constructor is given, as written (``np.zeros((20, 3))``: ``(20,
+    3)``; ``np.random.normal(1, 0.1, 100)``: ``100``; ``np.random.rand(20, 3)``: the dimensions as a
+    tuple); None when ``name`` is not such a constructor or the shape is not written."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if name in _DIMENSIONS:
+        return cst.Tuple([cst.Element(p) for p in positional]) if positional else None
+    if name not in _SHAPE_ARGUMENT:
+        return None
+    keyword, index = _SHAPE_ARGUMENT[name]
+    found = argument(call, keyword, index)
+    return found.value if found is not None else None
+
+
 # scikit-learn's bundled datasets: rows x (features + target).
 _BUNDLED = {
     "load_iris": 150 * 5, "load_wine": 178 * 14, "load_diabetes": 442 * 11, "load_boston": 506 * 14,
@@ -118,14 +136,9 @@ class DataSizes:
             return _total(again(a.value) for a in call.args if a.keyword is None) if positional else None
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _KEEPS_DATA_METHODS and not name:
             return again(call.func.value)
-        if name in _SIZED:
-            keyword, index = _SIZED[name]
-            size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
-            if size is None and len(positional) > index:
-                size = positional[index]
-            return self._product(size) if size is not None else None
-        if name in _DIMENSIONS:
-            return self._product(cst.Tuple([cst.Element(p) for p in positional])) if positional else None
+        shape = constructor_shape(call, name)
+        if shape is not None:
+            return self._product(shape)
         if name == "numpy.arange" and positional and len(positional) <= 2:
             stop = self._integer(positional[-1])
             start = self._integer(positional[0]) if len(positional) == 2 else 0

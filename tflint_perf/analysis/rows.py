@@ -32,6 +32,7 @@ from typing import FrozenSet, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
+from tflint_perf.analysis.data_size import constructor_shape
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -45,9 +46,6 @@ SMALL_BATCH = 1024  # rows: beyond this, predict's per-call setup is a small sha
 _EXPAND = frozenset({"numpy.expand_dims", "tf.expand_dims", "keras.ops.expand_dims"})
 _RESHAPE = frozenset({"tf.reshape", "numpy.reshape", "keras.ops.reshape"})
 _CONCAT = frozenset({"tf.concat", "numpy.concatenate", "keras.ops.concatenate"})
-_SHAPED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "tf.zeros", "tf.ones",
-                     "numpy.random.rand", "numpy.random.randn", "numpy.random.normal", "numpy.random.uniform",
-                     "numpy.random.random", "tf.random.normal", "tf.random.uniform"})
 _SHARDS = frozenset({"numpy.array_split", "numpy.split"})
 # Functions that return what a one-element list holds, not a batch of one.
 _NOT_BATCHING = _CONCAT | frozenset({"numpy.stack", "tf.stack", "numpy.hstack", "numpy.vstack", "len", "list",
@@ -226,13 +224,9 @@ class Rows:
                     and pieces.elements:
                 return again(pieces.elements[0].value)  # joined along a row: the rows of the first piece
             return UNKNOWN
-        if name in _SHAPED:
-            shape = argument(call, "size", 2) if name.startswith("numpy.random.") and name not in (
-                "numpy.random.rand", "numpy.random.randn") else argument(call, "shape", 0)
-            if name in ("numpy.random.rand", "numpy.random.randn"):
-                rows = self._integer(positional[0], scope) if positional else None
-            else:
-                rows = self._leading(shape.value, scope, place) if shape is not None else None
+        shape = constructor_shape(call, name)
+        if shape is not None:
+            rows = self._leading(shape, scope, place)
             return UNKNOWN if rows is None else _count(rows)
         if name == "numpy.repeat":
             count, axis = argument(call, "repeats", 1), argument(call, "axis", 2)
