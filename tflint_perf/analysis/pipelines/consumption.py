@@ -128,7 +128,7 @@ class ConsumerRecognition:
         """What ``dist = strategy.experimental_distribute_dataset(ds)`` is for: training, unless every loop
         over ``dist`` in the same scope says otherwise (tensorflow/docs distribute/input: `for index,
         inputs in dist_dataset: strategy.run(predict, ...)` demonstrates distributed prediction)."""
-        site = self.analysis._call_sites.get(call)
+        site = self.model.site_of(call)
         statement = site.statement if site is not None else None
         if statement is None or len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
             return Purpose.TRAINING
@@ -140,7 +140,7 @@ class ConsumerRecognition:
         for loop, calls in self.analysis._loop_calls.items():
             if not (isinstance(loop, cst.For) and isinstance(loop.iter, cst.Name) and loop.iter.value == name):
                 continue
-            inside = self.analysis._call_sites.get(calls[0]) if calls else None
+            inside = self.model.site_of(calls[0]) if calls else None
             if inside is None or inside.function is not site.function:
                 continue
             # The loop reads this assignment's value (a notebook rebinds `dist_dataset` cell after cell).
