@@ -9,13 +9,20 @@ regressions). Whether data is that small is read from how it is made, never from
 - NumPy constructors with their sizes written out: ``np.random.normal(1, 0.1, 100)``,
   ``np.random.uniform(size=(50, 2))``, ``np.linspace(0, 10, 100)``, ``np.arange(100)``,
   ``np.zeros((20, 3))`` (sizes as literals or module constants);
-- scikit-learn's small bundled datasets (``datasets.load_iris()``: 150 rows);
+- scikit-learn's small bundled datasets (``datasets.load_iris()``: 150 rows) and its generators with
+  their sample counts written (``datasets.make_circles(n_samples=350)``);
+- ``np.repeat(10., 100)``: the repeated data times the count;
 - what keeps or combines such data: a slice or an item of it, ``x.T``, ``x.reshape(...)``,
   ``np.transpose([x])``, ``np.concatenate((a, b))``, ``[row[3] for row in iris.data]``,
   ``x * 2``, one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``).
 
 A name is followed to every binding that may reach the use; all must be known. Anything else (a
 file read, a download, a parameter, a function's result) is of unknown size.
+
+Where the dataset's size is not written (a CSV read from disk), what one step feeds can still be: a
+placeholder's written shape (``tf.placeholder(shape=[None, 7])``) times the rows gathered from an
+in-memory array for the step (``x[np.random.choice(len(x), size=batch_size)]``, ``x[i:i + 25]``).
+A few thousand numbers gathered per step cost microseconds whatever the dataset's size.
 """
 
 from __future__ import annotations
@@ -29,13 +36,15 @@ from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
 TINY_DATA = 10_000  # numbers (40 KB of float32): a feed drawn from this much copies next to nothing
+SMALL_STEP = 4_096  # numbers fed per step (16 KB of float32): gathering and copying them takes microseconds
 _MAX_DEPTH = 12
 
 # Functions that return their argument's numbers, rearranged or combined (the sum of their parts).
 _KEEPS_DATA = frozenset({
     "numpy.array", "numpy.asarray", "numpy.float32", "numpy.float64", "numpy.transpose", "numpy.reshape",
     "numpy.expand_dims", "numpy.squeeze", "numpy.stack", "numpy.vstack", "numpy.hstack", "numpy.column_stack",
-    "numpy.concatenate", "numpy.matrix", "numpy.atleast_2d", "numpy.ravel", "list", "tuple", "sorted", "zip",
+    "numpy.concatenate", "numpy.matrix", "numpy.atleast_2d", "numpy.ravel", "numpy.nan_to_num", "list", "tuple",
+    "sorted", "zip",
 })
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
 # Constructors whose result's shape is one argument: its keyword and position.
@@ -69,6 +78,9 @@ _BUNDLED = {
     "load_iris": 150 * 5, "load_wine": 178 * 14, "load_diabetes": 442 * 11, "load_boston": 506 * 14,
     "load_breast_cancer": 569 * 31, "load_linnerud": 20 * 6,
 }
+# scikit-learn's generators: (features + target) per sample, with their default sample count.
+_GENERATED = {"make_circles": 3, "make_moons": 3, "make_blobs": 3, "make_s_curve": 4, "make_swiss_roll": 4}
+_PLACEHOLDERS = frozenset({"tf.placeholder", "tf.compat.v1.placeholder"})
 
 
 class DataSizes:
@@ -82,8 +94,116 @@ class DataSizes:
         numbers = self._numbers(expr, scope, place, lambdas, 0, frozenset())
         return numbers is not None and numbers <= TINY_DATA
 
+    def feeds_little(self, entries) -> bool:
+        """Every fed ``(key, value, scope, place)`` is drawn from a toy dataset or its step's share is
+        written, and the shares written add up to at most ``SMALL_STEP`` numbers."""
+        per_step = 0
+        for key, value, scope, place in entries:
+            if self.is_tiny(value, scope, place):
+                continue
+            numbers = self.step_numbers(key, value, scope, place)
+            if numbers is None:
+                return False
+            per_step += numbers
+        return per_step <= SMALL_STEP
+
+    def step_numbers(self, key: cst.BaseExpression, value: cst.BaseExpression, scope: Optional[FunctionInfo],
+                     place: Place) -> Optional[int]:
+        """How many numbers one step feeds through the placeholder ``key``: its written shape, its one
+        open dimension counted as the rows ``value`` gathers. None when either is not written, or the
+        value is not gathered from an in-memory array."""
+        shape = self._placeholder_shape(key, scope, place)
+        if shape is None:
+            return None
+        known, open_dimensions = shape
+        rows = self._gathered_rows(value, scope, place, 0)
+        if rows is None or open_dimensions > 1:
+            return None  # a batch built in Python (a skip-gram generator) costs more than its copy
+        return known * rows if open_dimensions else known
+
+    def _placeholder_shape(self, key: cst.BaseExpression, scope, place: Place) -> Optional[Tuple[int, int]]:
+        """``(product of the written dimensions, number of None dimensions)`` of the placeholder a
+        name is bound to; None when it is not one, or its shape or rank is not written."""
+        if not isinstance(key, cst.Name):
+            return None
+        bindings = self.model.reaching(key.value, scope, place)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        call = bindings[0].value
+        if not isinstance(call, cst.Call) or self.model.call_name(call) not in _PLACEHOLDERS:
+            return None
+        shape = argument(call, "shape", 1)
+        if shape is None or not isinstance(shape.value, (cst.List, cst.Tuple)):
+            return None
+        known, open_dimensions = 1, 0
+        for element in shape.value.elements:
+            if isinstance(element.value, cst.Name) and element.value.value == "None":
+                open_dimensions += 1
+                continue
+            size = self._integer(element.value)
+            if size is None or size < 0:
+                return None
+            known *= size
+        return known, open_dimensions
+
+    def _gathered_rows(self, expr: cst.BaseExpression, scope, place: Place, depth: int) -> Optional[int]:
+        """The rows a step's value takes from an in-memory array, when the gather says how many: a
+        random index array of a written size, or a slice ``start:start + k``. Wrappers that keep the
+        rows (a one-element list, ``np.transpose``, ``reshape``) are looked through."""
+        if depth > _MAX_DEPTH:
+            return None
+        again = lambda e: self._gathered_rows(e, scope, place, depth + 1)  # noqa: E731
+        if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
+            return again(expr.elements[0].value)
+        if isinstance(expr, cst.Call):
+            name = self.model.call_name(expr)
+            positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+            if name in _KEEPS_DATA and len(positional) == 1:
+                return again(positional[0])
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _KEEPS_DATA_METHODS and not name:
+                return again(expr.func.value)
+            return None
+        if isinstance(expr, cst.Name):
+            bindings = self.model.reaching(expr.value, scope, place)
+            if not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
+                return None
+            found = [self._gathered_rows(b.value, b.scope, b.place, depth + 1) for b in bindings]
+            return None if None in found else max(found)
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+            index = expr.slice[0].slice
+            if isinstance(index, cst.Slice):
+                return self._slice_length(index)
+            if isinstance(index, cst.Index):
+                return self._index_count(index.value, scope, place)
+        return None
+
+    def _index_count(self, index: cst.BaseExpression, scope, place: Place) -> Optional[int]:
+        """How many indices a random index array holds: ``np.random.choice(n, size=25)``: 25;
+        ``np.random.choice(n)``: 1."""
+        if isinstance(index, cst.Name):
+            bindings = self.model.reaching(index.value, scope, place)
+            if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            index = bindings[0].value
+        if not isinstance(index, cst.Call):
+            return None
+        name = self.model.call_name(index)
+        if name not in ("numpy.random.choice", "numpy.random.randint"):
+            return None
+        shape = constructor_shape(index, name)
+        return self._product(shape) if shape is not None else 1  # no size: one index
+
+    def _slice_length(self, index: cst.Slice) -> Optional[int]:
+        """``start:start + k`` takes ``k`` rows."""
+        upper = index.upper
+        if index.step is not None or index.lower is None or not isinstance(upper, cst.BinaryOperation):
+            return None
+        if not isinstance(upper.operator, cst.Add) or not index.lower.deep_equals(upper.left):
+            return None
+        return self._integer(upper.right)
+
     def _numbers(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
-                 lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[str]) -> Optional[int]:
+                 lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[int]) -> Optional[int]:
         if depth > _MAX_DEPTH:
             return None
         again = lambda e: self._numbers(e, scope, place, lambdas, depth + 1, resolving)  # noqa: E731
@@ -107,21 +227,21 @@ class DataSizes:
         if isinstance(expr, cst.Call):
             return self._call(expr, again)
         if isinstance(expr, cst.Name):
-            if expr.value in resolving:
-                return None
             bindings = self.model.reaching(expr.value, scope, place, lambdas)
             if not bindings:
                 return None
             largest = 0
             for binding in bindings:
-                found = self._binding(binding, depth, resolving | {expr.value})
+                if id(binding) in resolving:
+                    return None  # `y = [f(v) for v in y]` reads the binding before it, never itself
+                found = self._binding(binding, depth, resolving | {id(binding)})
                 if found is None:
                     return None
                 largest = max(largest, found)
             return largest
         return None
 
-    def _binding(self, binding: Binding, depth: int, resolving: FrozenSet[str]) -> Optional[int]:
+    def _binding(self, binding: Binding, depth: int, resolving: FrozenSet[int]) -> Optional[int]:
         if binding.value is None:
             return None
         numbers = self._numbers(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
@@ -143,8 +263,11 @@ class DataSizes:
             stop = self._integer(positional[-1])
             start = self._integer(positional[0]) if len(positional) == 2 else 0
             return stop - start if stop is not None and start is not None and stop >= start else None
-        if name.startswith("sklearn.datasets.") and not call.args:
-            return _BUNDLED.get(name.rsplit(".", 1)[-1])
+        if name == "numpy.repeat" and len(positional) == 2:
+            data, count = again(positional[0]), self._integer(positional[1])
+            return data * count if data is not None and count is not None and count >= 0 else None
+        if name.startswith("sklearn.datasets."):
+            return _scikit_learn_numbers(name.rsplit(".", 1)[-1], call, self._integer)
         return None
 
     def _product(self, size: cst.BaseExpression) -> Optional[int]:
@@ -169,3 +292,18 @@ def _total(parts) -> Optional[int]:
             return None
         total += part
     return total
+
+
+def _scikit_learn_numbers(name: str, call: cst.Call, integer) -> Optional[int]:
+    """The numbers a bundled scikit-learn dataset (``load_iris()``) or a generator with its sample
+    count written (``make_circles(n_samples=350)``) holds."""
+    if name in _BUNDLED:
+        return _BUNDLED[name] if not call.args else None
+    if name not in _GENERATED:
+        return None
+    samples = argument(call, "n_samples", 0)
+    count = integer(samples.value) if samples is not None else 100
+    features = argument(call, "n_features", None)
+    if count is None or features is not None:
+        return None
+    return count * _GENERATED[name]

@@ -133,8 +133,8 @@ class Feeds:
         return self.values.kind(value, scope, place, lambdas) == PYTHON
 
     def data_entries(self, feed: cst.BaseExpression, site: CallSite):
-        """The fed entries that are data, not settings: ``(value, scope, place)`` where each is bound."""
-        return [(value, scope, place) for key, value, scope, place in fed_entries(self.model, feed, site)
+        """The fed entries that are data, not settings: ``(key, value, scope, place)`` where each is bound."""
+        return [(key, value, scope, place) for key, value, scope, place in fed_entries(self.model, feed, site)
                 if not self.is_setting(key, value, scope, place)]
 
     def _varies(self, expr: cst.BaseExpression, scope, place: Place, lambdas, iteration: Iteration) -> bool:

@@ -67,8 +67,13 @@ the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.tak
 runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files; feeds drawn
 from a toy dataset whose whole size the source shows to be at most 10,000 numbers (literal lists,
 `np.random.normal(1, 0.1, 100)`, `np.linspace(0, 10, 100)`, scikit-learn's `load_iris()`, and
-slices, items, reshapes and loops over them; analysis/data_size.py), where each step copies a few
-hundred bytes and a pipeline would gain nothing measurable.
+`np.repeat(10., 100)`, `make_circles(n_samples=350)`, and slices, items, reshapes and loops over
+them; analysis/data_size.py), where each step copies a few hundred bytes and a pipeline would gain
+nothing measurable; and, whatever the dataset's size, feeds whose every step's share is written and
+adds up to at most 4,096 numbers: a placeholder's written shape, its batch dimension counted as the
+rows a random index array of written size or a slice `x[i:i + 25]` gathers from an in-memory
+array (the cookbooks' `x_vals_train[np.random.choice(len(x_vals_train), size=25)]` into
+`tf.placeholder(shape=[None, 7])`), a gather and copy of microseconds.
 """
     why_bad = """
 `feed_dict` copies every fed array from Python memory into the TensorFlow runtime on each
@@ -243,6 +248,32 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "        sess.run(train_op, feed_dict={handle: train_handle})\n        if i % 1000 == 0:\n"
             "            print(sess.run(accuracy, feed_dict=validate_feed))\n"
         ),
+        # The cookbook's low-birthweight table read from a CSV file (size unknown): 25 rows of 7
+        # features and 25 targets a step, gathered by a random index array of written size.
+        Valid(
+            _TF1 + "import numpy as np\nbirth_data = [[float(x) for x in row] for row in csv.reader(open('bw.csv'))]\n"
+            "x_vals = np.array([x[1:8] for x in birth_data])\ny_vals = np.array([x[0] for x in birth_data])\n"
+            "batch_size = 25\nx_data = tf.placeholder(shape=[None, 7], dtype=tf.float32)\n"
+            "y_target = tf.placeholder(shape=[None, 1], dtype=tf.float32)\nsess = tf.Session()\n"
+            "for i in range(1500):\n    rand_index = np.random.choice(len(x_vals), size=batch_size)\n"
+            "    rand_x = x_vals[rand_index]\n    rand_y = np.transpose([y_vals[rand_index]])\n"
+            "    sess.run(train_step, feed_dict={x_data: rand_x, y_target: rand_y})\n"
+        ),
+        # The cookbook's back-propagation recipe: one of 100 points a step into placeholders of shape [1].
+        Valid(
+            _TF1 + "import numpy as np\nx_vals = np.random.normal(1, 0.1, 100)\ny_vals = np.repeat(10., 100)\n"
+            "x_data = tf.placeholder(shape=[1], dtype=tf.float32)\ny_target = tf.placeholder(shape=[1], dtype=tf.float32)\n"
+            "sess = tf.Session()\nfor i in range(100):\n    rand_index = np.random.choice(100)\n"
+            "    sess.run(train_step, feed_dict={x_data: [x_vals[rand_index]], y_target: [y_vals[rand_index]]})\n"
+        ),
+        # An SVM on 350 generated 2-D points.
+        Valid(
+            _TF1 + "import numpy as np\nfrom sklearn import datasets\n"
+            "(x_vals, y_vals) = datasets.make_circles(n_samples=350, factor=.5, noise=.1)\n"
+            "y_vals = np.array([1 if y == 1 else -1 for y in y_vals])\nsess = tf.Session()\n"
+            "for i in range(1000):\n    rand_index = np.random.choice(len(x_vals), size=350)\n"
+            "    sess.run(train_step, feed_dict={x_data: x_vals[rand_index], y_target: np.transpose([y_vals[rand_index]])})\n"
+        ),
     )
     invalid = (
         Invalid(
@@ -317,6 +348,33 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    rand_x = np.transpose([x_vals[rand_index]])\n    rand_y = np.transpose([y_vals[rand_index]])\n"
             "    sess.run(train_step, feed_dict={x_data: rand_x, y_target: rand_y})\n"
         ),
+        # The same gather into a placeholder 784 wide: 78,400 numbers a step (MNIST from a CSV file).
+        Invalid(
+            _TF1 + "import numpy as np\nx_vals = np.loadtxt('mnist_train.csv')\nbatch_size = 100\n"
+            "x_data = tf.placeholder(shape=[None, 784], dtype=tf.float32)\nsess = tf.Session()\n"
+            "for i in range(5000):\n    rand_index = np.random.choice(len(x_vals), size=batch_size)\n"
+            "    sess.run(train_step, feed_dict={x_data: x_vals[rand_index]})\n"
+        ),
+        # A slice of a batch a step, 784 wide.
+        Invalid(
+            _TF1 + "import numpy as np\nx_train = np.load('x.npy')\nx = tf.placeholder(tf.float32, [None, 784])\n"
+            "sess = tf.Session()\nfor i in range(0, len(x_train), 128):\n"
+            "    sess.run(train_op, feed_dict={x: x_train[i:i + 128]})\n"
+        ),
+        # 128 skip-gram pairs a step, but built by a Python generator: its work is the cost, not the copy.
+        Invalid(
+            _TF1 + "import numpy as np\nBATCH_SIZE = 128\ncenter_words = tf.placeholder(tf.int32, shape=[BATCH_SIZE])\n"
+            "target_words = tf.placeholder(tf.int32, shape=[BATCH_SIZE, 1])\nbatch_gen = process_data(VOCAB_SIZE, BATCH_SIZE)\n"
+            "sess = tf.Session()\nfor index in range(100000):\n    centers, targets = next(batch_gen)\n"
+            "    sess.run([loss, optimizer], feed_dict={center_words: centers, target_words: targets})\n"
+        ),
+        # The rows gathered are not counted when the index array's size is not written.
+        Invalid(
+            _TF1 + "import numpy as np\nx_vals = np.loadtxt('table.csv')\n"
+            "x_data = tf.placeholder(shape=[None, 7], dtype=tf.float32)\nsess = tf.Session()\n"
+            "for i in range(5000):\n    rand_index = np.random.choice(len(x_vals), size=get_batch_size())\n"
+            "    sess.run(train_step, feed_dict={x_data: x_vals[rand_index]})\n"
+        ),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:
@@ -359,8 +417,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
                 continue
             sizes = sizes or DataSizes(model)
             data = feeds.data_entries(feed, site)
-            if data and all(sizes.is_tiny(value, scope, place) for value, scope, place in data):
-                continue  # a toy dataset: each step copies a few hundred bytes
+            if data and sizes.feeds_little(data):
+                continue  # a toy dataset, or a few hundred numbers gathered per step: microseconds
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:
                 continue
