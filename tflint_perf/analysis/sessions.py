@@ -100,6 +100,8 @@ def _all_or_none(verdicts) -> Optional[bool]:
 
 
 def _leaf(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Subscript):
+        return _leaf(expr.value)  # `model.train_ops[bucket_id]`: one of the per-bucket train ops
     if isinstance(expr, cst.Name):
         return expr.value
     if isinstance(expr, cst.Attribute):
@@ -153,6 +155,8 @@ class RunPurposes:
     def _is_train_op(self, expr: cst.BaseExpression, site: CallSite, depth: int) -> bool:
         if depth > _MAX_DEPTH:
             return False
+        if isinstance(expr, (cst.List, cst.Tuple)):  # `output_feed = [model.train_ops[b], model.losses[b]]`
+            return any(self._is_train_op(el.value, site, depth + 1) for el in expr.elements)
         if isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in _TRAIN_OP_METHODS:

@@ -361,6 +361,17 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "sess = tf.Session()\nfor i in range(0, len(x_train), 128):\n"
             "    sess.run(train_op, feed_dict={x: x_train[i:i + 128]})\n"
         ),
+        # The Stanford chatbot's run_step: a per-bucket train op in a fetch list chosen by a flag, the feed
+        # built item by item and passed positionally, called from train()'s `while True` loop.
+        Invalid(
+            _TF1 + "def run_step(sess, model, encoder_inputs, bucket_id, forward_only):\n    input_feed = {}\n"
+            "    for step in range(model.encoder_size):\n        input_feed[model.encoder_inputs[step].name] = encoder_inputs[step]\n"
+            "    if not forward_only:\n        output_feed = [model.train_ops[bucket_id], model.losses[bucket_id]]\n"
+            "    else:\n        output_feed = [model.losses[bucket_id]]\n    return sess.run(output_feed, input_feed)\n\n"
+            "def train():\n    model = ChatBotModel(False, 64)\n    with tf.Session() as sess:\n        while True:\n"
+            "            encoder_inputs = get_batch(data_buckets, bucket_id)\n"
+            "            run_step(sess, model, encoder_inputs, bucket_id, False)\n"
+        ),
         # 128 skip-gram pairs a step, but built by a Python generator: its work is the cost, not the copy.
         Invalid(
             _TF1 + "import numpy as np\nBATCH_SIZE = 128\ncenter_words = tf.placeholder(tf.int32, shape=[BATCH_SIZE])\n"
