@@ -41,7 +41,10 @@ Checks for a function of this file that computes gradients with `tf.GradientTape
 them (`optimizer.apply_gradients(...)` or `optimizer.minimize(...)`), called from a `for` or
 `while` loop (directly, or through a few same-file calls), that is not a `tf.function`: not
 decorated with `@tf.function` and not wrapped by `tf.function(step)` anywhere in the file, nor
-called from a `tf.function`.
+called from a `tf.function`. The same step written inline in a loop's body (`with
+tf.GradientTape() as tape:` and an `apply_gradients` in the loop, nothing compiling the function
+around it) is reported once per loop, at its first tape; it has no fix (the step must first become
+a function).
 
 Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
 they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
@@ -94,6 +97,17 @@ call), declares `global`, or when the function already has decorators or sits in
     )
 
     valid = (
+        # An inline step in a loop inside a tf.function: AutoGraph compiles the loop with it.
+        Valid(
+            _TF + "@tf.function\ndef train(dataset):\n    for x, y in dataset:\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(y, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
+        ),
+        # An inline step in a loop of ten: a demo.
+        Valid(
+            _TF + "for _ in range(10):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
+            "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
+        ),
         # Decorated, or wrapped elsewhere in the file.
         Valid(_TF + "@tf.function\n" + _STEP + _LOOP),
         Valid(_TF + _STEP + "train_step = tf.function(train_step)\n" + _LOOP),
@@ -127,6 +141,21 @@ call), declares `global`, or when the function already has decorators or sits in
         Valid(_TF + _STEP + "train_step(x, y)\n\n@tf.function\n" + _STEP + _LOOP),
     )
     invalid = (
+        # YunYang1994's autoencoder: 10,000 steps written inline in the loop, run eagerly.
+        Invalid(
+            _TF + "for step in range(10000):\n    batch_x, _ = next(batches)\n    with tf.GradientTape() as tape:\n"
+            "        loss = tf.reduce_mean(tf.square(batch_x - model(batch_x)))\n    grads = tape.gradient(loss, model.trainable_variables)\n"
+            "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
+        ),
+        # A GAN's two tapes in one statement, inside a function's batch loop: one finding.
+        Invalid(
+            _TF + "def main():\n    for epoch in range(epochs):\n        for x in dataset:\n"
+            "            with tf.GradientTape() as g_tape, tf.GradientTape() as d_tape:\n"
+            "                g_loss, d_loss = losses(x)\n"
+            "            g_optimizer.apply_gradients(zip(g_tape.gradient(g_loss, g.trainable_variables), g.trainable_variables))\n"
+            "            d_optimizer.apply_gradients(zip(d_tape.gradient(d_loss, d.trainable_variables), d.trainable_variables))\n",
+            count=1,
+        ),
         # A notebook that trains with `train_step` (cell 8, 9) and redefines it for another model, called
         # once (cell 23, 24): the loop calls the first definition, the one in effect there, not the last.
         Invalid(
@@ -162,11 +191,10 @@ call), declares `global`, or when the function already has decorators or sits in
         if context.is_test_code or _tf1(model):
             return
         candidates = [f for f in model.functions if _is_train_step(model, f)]
-        if not candidates:
-            return
         functions = TfFunctions(model)
         loops = model.step_loops
         hot = model.hot_paths
+        yield from self._inline_steps(model, functions)
         for function in candidates:
             if functions.is_tf_function(function) or hot.context_of(function) is not None:
                 continue
@@ -184,6 +212,34 @@ call), declares `global`, or when the function already has decorators or sits in
                 "`@tf.function`"
             )
             yield self.finding(message, function.node.name, function.node.name, self._fix(context, function))
+
+    def _inline_steps(self, model: ModuleModel, functions: TfFunctions) -> Iterable[Finding]:
+        """A step written inline in the loop's body: ``for x, y in ds: with tf.GradientTape() as tape:
+        ...; optimizer.apply_gradients(...)``. Nothing compiles it; the fix is a decorated function."""
+        loops = model.step_loops
+        reported = set()  # one finding per loop: a GAN's two tapes are one step
+        for site in model.calls:
+            if not site.loops or model.call_name(site.node) != "tf.GradientTape":
+                continue
+            loop = site.loops[-1]
+            if loop in reported:
+                continue
+            body = loops.calls_in(loop)
+            if not any(_method(s) in _UPDATES for s in body) or any(_method(s) in _KERAS_LOOPS for s in body):
+                continue
+            function = site.function
+            if function is not None and (functions.is_tf_function(function)
+                                         or model.hot_paths.context_of(function) is not None):
+                continue
+            if not loops.repeats_work(loop, trains=True) or loops.runs_few(loop):
+                continue
+            message = (
+                "This loop computes and applies gradients inline, and nothing compiles it: every op of every "
+                "step runs eagerly, dispatched from Python; move the step into a function decorated with "
+                "`@tf.function` and call it from the loop"
+            )
+            reported.add(loop)
+            yield self.finding(message, site.node, site.node)
 
     def _fix(self, context: RuleContext, function: FunctionInfo) -> Optional[FixPlan]:
         model = context.model
@@ -207,6 +263,11 @@ call), declares `global`, or when the function already has decorators or sits in
             return None
         name, imports = spelling
         return FixPlan(UNSAFE, f"Decorate with `@{name}`", (NodeEdit(node, "before", f"@{name}\n{indent}"),), imports)
+
+
+def _method(site: CallSite) -> str:
+    func = site.node.func
+    return func.attr.value if isinstance(func, cst.Attribute) else ""
 
 
 def _tf1(model: ModuleModel) -> bool:
