@@ -147,6 +147,14 @@ call), declares `global`, or when the function already has decorators or sits in
             "        loss = tf.reduce_mean(tf.square(batch_x - model(batch_x)))\n    grads = tape.gradient(loss, model.trainable_variables)\n"
             "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
         ),
+        # A function whose batch loop holds the step, called from the epoch loop: reported once, as a function.
+        Invalid(
+            _TF + "def train_epoch(dataset):\n    for x, y in dataset:\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(y, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n\n"
+            "for epoch in range(100):\n    train_epoch(dataset)\n",
+            count=1,
+        ),
         # A GAN's two tapes in one statement, inside a function's batch loop: one finding.
         Invalid(
             _TF + "def main():\n    for epoch in range(epochs):\n        for x in dataset:\n"
@@ -194,7 +202,7 @@ call), declares `global`, or when the function already has decorators or sits in
         functions = TfFunctions(model)
         loops = model.step_loops
         hot = model.hot_paths
-        yield from self._inline_steps(model, functions)
+        reported = set()
         for function in candidates:
             if functions.is_tf_function(function) or hot.context_of(function) is not None:
                 continue
@@ -211,9 +219,11 @@ call), declares `global`, or when the function already has decorators or sits in
                 "`tf.function`: every op of every step runs eagerly, dispatched from Python; decorate it with "
                 "`@tf.function`"
             )
+            reported.add(function)
             yield self.finding(message, function.node.name, function.node.name, self._fix(context, function))
+        yield from self._inline_steps(model, functions, reported)
 
-    def _inline_steps(self, model: ModuleModel, functions: TfFunctions) -> Iterable[Finding]:
+    def _inline_steps(self, model: ModuleModel, functions: TfFunctions, reported_functions) -> Iterable[Finding]:
         """A step written inline in the loop's body: ``for x, y in ds: with tf.GradientTape() as tape:
         ...; optimizer.apply_gradients(...)``. Nothing compiles it; the fix is a decorated function."""
         loops = model.step_loops
@@ -228,6 +238,8 @@ call), declares `global`, or when the function already has decorators or sits in
             if not any(_method(s) in _UPDATES for s in body) or any(_method(s) in _KERAS_LOOPS for s in body):
                 continue
             function = site.function
+            if function in reported_functions:
+                continue  # reported as a whole: decorating it compiles this loop too
             if function is not None and (functions.is_tf_function(function)
                                          or model.hot_paths.context_of(function) is not None):
                 continue
