@@ -19,11 +19,12 @@ few samples. ``StepLoops`` answers, from the collector's records:
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
 from tflint_perf.analysis.arguments import int_literal
+from tflint_perf.analysis.cross_validation import CrossValidation
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
@@ -131,6 +132,7 @@ class StepLoops:
             for loop in site.loops:
                 self._calls_in_loop.setdefault(loop, []).append(site)
         self._inspected: Optional[frozenset] = None
+        self.cross_validation = CrossValidation(model)
 
     # -- which loops repeat work ------------------------------------------------------------------
     def repeats_work(self, loop: LoopNode, trains: bool = False) -> bool:
@@ -158,6 +160,18 @@ class StepLoops:
             total *= count
         return total > _SHORT
 
+    def nest_iterations(self, nest: Iterable[LoopNode]) -> Optional[int]:
+        """How many times the body of nested loops runs in all (``for lr in [...6]: for units in
+        (...3):`` 18 times; ``for train, test in KFold(5).split(x)`` 5 times), when the source shows
+        every loop's count; None otherwise."""
+        total = 1
+        for loop in nest:
+            count = self.iterations(loop)
+            if count is None:
+                return None
+            total *= count
+        return total
+
     def iterations(self, loop: LoopNode) -> Optional[int]:
         """How many times a loop runs when its source shows it: a literal tuple or list, or a
         ``range`` of literals or module constants (``count``); None otherwise."""
@@ -174,8 +188,14 @@ class StepLoops:
 
     def count(self, loop: LoopNode) -> Optional[int]:
         """How many times ``for ... in range(n)`` runs, when ``n`` is a literal or a module constant
-        (``k = 4``; not a flag or a default, which may differ at run time)."""
-        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        (``k = 4``; not a flag or a default, which may differ at run time); how many folds a loop over
+        a scikit-learn splitter's ``split`` runs (``for train, test in kf.split(x)``, ``kf = KFold(5)``)."""
+        if not isinstance(loop, cst.For):
+            return None
+        folds = self.cross_validation.split_count(_iterated(loop))
+        if folds is not None:
+            return folds
+        if not isinstance(loop.iter, cst.Call):
             return None
         call = loop.iter
         if dotted_text(call.func) not in _RANGES or not 1 <= len(call.args) <= 2 or any(a.keyword for a in call.args):

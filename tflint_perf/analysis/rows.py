@@ -16,7 +16,9 @@ and where the names it reads are bound, never from how they are spelled:
   labels in dataset``: a batch), ``next(batches)``, a Keras model or layer, a cast or an application's
   ``preprocess_input`` applied to one of those.
 - ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
-  a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a tf.data pipeline.
+  a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a fold of a cross-validation split (``x[test]``
+  in ``for train, test in kf.split(x)``: a fraction of x's rows, ``analysis/cross_validation.py``), a tf.data
+  pipeline.
 - ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
 
 A name is followed to the bindings that reach the use (and, in a loop around the call, those later
@@ -32,6 +34,7 @@ from typing import FrozenSet, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
+from tflint_perf.analysis.cross_validation import CrossValidation
 from tflint_perf.analysis.data_size import constructor_shape
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
@@ -76,6 +79,7 @@ class Rows:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
         self._loop_bodies: list = []  # the bodies of the loops around the call being sized
+        self._cross_validation = CrossValidation(model)
 
     def of(self, expr: cst.BaseExpression, site: CallSite) -> str:
         """ONE, FEW, MANY or UNKNOWN for ``expr``, an argument of ``site``."""
@@ -100,7 +104,7 @@ class Rows:
                 return _SAME
             return self._name(expr, scope, place, lambdas, depth, resolving)
         if isinstance(expr, cst.Subscript):
-            return self._subscript(expr, scope, again)
+            return self._subscript(expr, scope, place, lambdas, again)
         if isinstance(expr, cst.Call):
             return self._call(expr, scope, place, lambdas, again)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.right, (cst.Integer, cst.Float)):
@@ -116,7 +120,8 @@ class Rows:
                     return rows
         return UNKNOWN
 
-    def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], again) -> str:
+    def _subscript(self, expr: cst.Subscript, scope: Optional[FunctionInfo], place: Place,
+                   lambdas: Tuple[cst.Lambda, ...], again) -> str:
         if not expr.slice:
             return UNKNOWN
         first = expr.slice[0].slice
@@ -126,6 +131,8 @@ class Rows:
                 return ONE
             if isinstance(expr.value, cst.Call) and self.model.call_name(expr.value) in _SHARDS:
                 return MANY  # np.array_split(x, n)[k]: one shard of many rows
+            if isinstance(value, cst.Name) and self._cross_validation.holds_fold(value.value, scope, place, lambdas):
+                return MANY  # `x[test]`, `test` a fold's indices from `kf.split(x)`: a whole fold of x
             return FEW  # one item of an array or a list: one sample
         if isinstance(first, cst.Slice):
             if first.lower is None and first.upper is None and first.step is None:

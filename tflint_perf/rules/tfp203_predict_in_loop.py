@@ -60,7 +60,8 @@ a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,)
 `predict` returned on such an input, or a parameter every caller in the file passes such an input
 for (`action_value(obs[None, :])`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
-n)[k]`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
+n)[k]`; a fold of a cross-validation split, `x[test]` in `for train, test in kf.split(x)` with `kf` a
+scikit-learn `KFold` or `ShuffleSplit`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
 parameter no caller in the file fills) is not reported: `predict` is built for large inputs. How big an input is comes from
 `tflint_perf/analysis/rows.py`.
 
@@ -73,8 +74,8 @@ parameter of a function nobody in the file calls, is not reported.
 
 Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
-what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant:
-ten calls' setup costs well under a second), a `predict` whose input
+what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
+the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
 does not change in the loop (once per epoch on the validation set), and test files.
 """
     why_bad = """
@@ -157,6 +158,19 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         ),
         # The same extraction in chunks of 200,000 rows: predict batches each one itself.
         Valid(_KERAS + _EXTRACT.replace("BATCH", "200000")),
+        # One predict per split of a bootstrap (jeffheaton/t81_558_deep_learning), on the whole 10% the
+        # split holds out, after a fit of up to 1,000 epochs; and per fold of a 5-fold validation.
+        Valid(
+            _KERAS + "from sklearn.model_selection import ShuffleSplit\nSPLITS = 50\n"
+            "boot = ShuffleSplit(n_splits=SPLITS, test_size=0.1, random_state=42)\nfor train, test in boot.split(x):\n"
+            "    x_train = x[train]\n    x_test = x[test]\n    model.fit(x_train, y[train], epochs=1000)\n"
+            "    pred = model.predict(x_test)\n"
+        ),
+        Valid(
+            _KERAS + "from sklearn.model_selection import KFold\nkf = KFold(5, shuffle=True, random_state=42)\n"
+            "for train, test in kf.split(x):\n    model.fit(x[train], y[train], epochs=500)\n"
+            "    oos_pred.append(model.predict(x[test]))\n"
+        ),
     )
     invalid = (
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller

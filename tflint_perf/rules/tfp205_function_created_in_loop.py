@@ -26,6 +26,9 @@ _BUILD = (
 _BUILTINS = frozenset(dir(builtins))
 _CLEARS = frozenset({"clear_session", "reset_default_graph"})
 _HOIST = "create it once, before the loop, and pass what changes as arguments"
+# At most this many models built in all (k-fold validation with 5 or 10 folds, 2 optimizers x 3 widths):
+# Keras' global state for so few models does not grow enough to matter. A grid of 6 x 3 = 18 is reported.
+_FEW_MODELS = 10
 
 
 class FunctionCreatedInLoop(Rule):
@@ -53,8 +56,11 @@ models, a decorated `def` reading the loop variable: each iteration needs its ow
 factories that return the new function; models kept after the loop (`ensemble.append(model)`:
 they stay in memory whatever the session holds); loops of at most 4 iterations in all, counting the
 whole nest (`for opt in ("adam", "sgd")`, `range(k)` with `k = 4` a module constant, 2 optimizers x 2
-widths; but 6 learning rates x 3 widths is 18 models); loops that look at a few samples; a loop that builds
-each model in a fresh `tf.Graph()`; test files.
+widths); models built at most 10 times in all, as the loops' counts show (k-fold validation over
+scikit-learn's `KFold(5).split(x)`, `range(10)` trials, 2 optimizers x 5 folds: so few small models
+leave little global state; but 6 learning rates x 3 widths is 18 models, and a bootstrap over
+`ShuffleSplit(n_splits=50)` 50); loops that look at a few samples; a loop that builds each model in a
+fresh `tf.Graph()`; test files.
 """
     why_bad = """
 Separate `tf.function` objects never share traces: each one created in the loop traces its Python
@@ -133,6 +139,19 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         Valid(_KERAS + _BUILD + "for units in (16, 32):\n    model = build(units)\n    model.fit(x, y)\n"),
         # k-fold cross-validation with k = 4 folds; an ensemble whose models are kept.
         Valid(_KERAS + _BUILD + "k = 4\nfor fold in range(k):\n    model = build(32)\n    model.fit(x, y)\n"),
+        # k-fold cross-validation with scikit-learn's 5 folds (a notebook of jeffheaton/t81_558_deep_learning),
+        # and with 10 trials, each a model built and trained by a helper: a few small models in all.
+        Valid(
+            _KERAS + "from sklearn.model_selection import KFold\nkf = KFold(5, shuffle=True, random_state=42)\n"
+            "for train, test in kf.split(x):\n    model = keras.Sequential()\n    model.add(keras.layers.Dense(20))\n"
+            "    model.add(keras.layers.Dense(1))\n    model.compile(loss='mean_squared_error', optimizer='adam')\n"
+            "    model.fit(x[train], y[train], validation_data=(x[test], y[test]), epochs=500)\n"
+        ),
+        Valid(
+            _KERAS + "def run_trial(units):\n    model = keras.Sequential([keras.layers.Dense(units)])\n"
+            "    model.compile(optimizer='adam', loss='mse')\n    return model.fit(x, y)\n\n"
+            "for fold in range(10):\n    run_trial(32)\n"
+        ),
         Valid(
             _KERAS + _BUILD + "ensemble = []\nfor seed in range(10):\n    model = build(32)\n    model.fit(x, y)\n"
             "    ensemble.append(model)\n"
@@ -200,7 +219,22 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         Invalid(
             _KERAS + "def run_trial(units):\n    model = keras.Sequential([keras.layers.Dense(units)])\n"
             "    model.compile(optimizer='adam', loss='mse')\n    return model.fit(x, y)\n\n"
-            "for fold in range(10):\n    run_trial(32)\n"
+            "for trial in range(50):\n    run_trial(32)\n"
+        ),
+        # Three optimizers x 5 folds through a helper: 15 models, though each loop alone is short.
+        Invalid(
+            _KERAS + "def run_trial(optimizer):\n    model = keras.Sequential([keras.layers.Dense(8)])\n"
+            "    model.compile(optimizer=optimizer, loss='mse')\n    return model.fit(x, y)\n\n"
+            "for optimizer in ('adam', 'sgd', 'rmsprop'):\n    for fold in range(5):\n        run_trial(optimizer)\n"
+        ),
+        # A bootstrap of 50 splits (jeffheaton/t81_558_deep_learning): 50 models, never cleared.
+        Invalid(
+            _KERAS + "from sklearn.model_selection import StratifiedShuffleSplit\nSPLITS = 50\n"
+            "boot = StratifiedShuffleSplit(n_splits=SPLITS, test_size=0.1, random_state=42)\n"
+            "for train, test in boot.split(x, labels):\n    model = keras.Sequential()\n"
+            "    model.add(keras.layers.Dense(50))\n    model.add(keras.layers.Dense(3, activation='softmax'))\n"
+            "    model.compile(loss='categorical_crossentropy', optimizer='adam')\n"
+            "    model.fit(x[train], y[train], validation_data=(x[test], y[test]), epochs=1000)\n"
         ),
     )
 
@@ -304,7 +338,7 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if site.loops:
                 # The iterations of the whole nest count: a grid of 6 learning rates x 3 widths builds
                 # 18 models, though neither loop alone is long.
-                if not loops.nest_repeats_work(site.loops):
+                if not loops.nest_repeats_work(site.loops) or _few_models(loops, site.loops):
                     continue
                 loop = site.loops[-1]
                 around = loops.calls_in(loop)
@@ -317,7 +351,8 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
                 if function is None or _returned(function, None) and not _calls_fit(model, function):
                     continue
                 reaching = loops.reaching(function)
-                if not reaching:
+                # Every loop reaching it counts, short ones too (3 optimizers x 5 folds is 15 models).
+                if not reaching or _few_models(loops, model.call_graph.loops_reaching(function)):
                     continue
                 around = model.calls_in(function)
                 compiled = any(_is_compile(s) for s in around)
@@ -348,6 +383,12 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if callee is not None:
                 sites.extend(model.calls_in(callee))
         return any(_leaf(s.node) in _CLEARS for s in sites)
+
+
+def _few_models(loops: StepLoops, nest: Iterable[LoopNode]) -> bool:
+    """The loops around a model's construction build at most ``_FEW_MODELS`` in all, as their counts show."""
+    total = loops.nest_iterations(nest)
+    return total is not None and total <= _FEW_MODELS
 
 
 def _hoist(model: ModuleModel, loops: StepLoops, site: CallSite, loop: LoopNode) -> Optional[FixPlan]:
