@@ -297,7 +297,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one
         # whose body does not say is as often a demonstration as a training loop: silent.
         for consumption in pipelines.consumptions_for(self.purposes):
-            if named_otherwise and not consumption.fits:
+            if named_otherwise and not pipelines.trains_whatever_the_path(consumption):
                 continue
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):

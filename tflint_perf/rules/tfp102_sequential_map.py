@@ -283,7 +283,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
                 continue
-            if named_otherwise and not any(c.fits for c in pipelines.consumptions_of(call)):
+            if named_otherwise and not any(pipelines.trains_whatever_the_path(c) for c in pipelines.consumptions_of(call)):
                 continue
             if not pipelines.serves(call, states, self.purposes):
                 continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview

@@ -160,6 +160,16 @@ class PipelineIntent:
                 if (dotted_text(call.func) or "").rsplit(".", 1)[-1] == "fit"]
         return bool(fits) and all(_several_epochs(call) for call in fits)
 
+    def trains_whatever_the_path(self, consumption: Consumption) -> bool:
+        """The consumer visibly trains, so a module named for evaluation, inference or visualisation
+        (``files.path_purpose``) trains on what it reads: a Keras ``fit`` (``efficient_serving.ipynb``
+        fits the model it serves), or a TF1 iterator read by session runs that fetch a train op in a loop
+        (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps before it exports embeddings)."""
+        if consumption.fits:
+            return True
+        return (consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING
+                and not consumption.elsewhere and self.iterator_reads.session_trains)  # type: ignore[attr-defined]
+
     def evaluated_every_epoch(self, call: cst.Call) -> bool:
         """Some pipeline holding op ``call`` is evaluation the model waits on every epoch."""
         return any(self.every_epoch(c) for c in self.consumptions_of(call))
