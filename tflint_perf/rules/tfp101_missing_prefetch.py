@@ -14,6 +14,14 @@ from tflint_perf.fixes.building import append_op, prefetch_buffer
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 
+# chiphuyen/stanford-tensorflow-tutorials, 04_word2vec_eager.py (`{step}`: the loop body's work).
+_WORD2VEC_EAGER = (
+    "import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\n\ndef gen():\n"
+    "    yield from word2vec_utils.batch_gen(URL, VOCAB_SIZE, BATCH_SIZE)\n\ndef main():\n"
+    "    dataset = tf.data.Dataset.from_generator(gen, (tf.int32, tf.int32))\n    num_train_steps = 0\n"
+    "    while num_train_steps < 100000:\n        for center, target in tfe.Iterator(dataset):\n"
+    "            {step}\n            num_train_steps += 1\n"
+)
 
 class MissingPrefetch(Rule):
     code = "TFP101"
@@ -199,8 +207,20 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "model.fit(train_db, epochs=5)\n",
             target_version=(2, 0),
         ),
+        # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager_starter.py: the loop over the eager
+        # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
+        Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
+                                          "                print('step {}'.format(num_train_steps))")),
     )
     invalid = (
+        # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager.py: TF 1.x eager's `tfe.Iterator(ds)`
+        # read by a loop that applies gradients, for 100,000 steps.
+        Invalid(
+            _WORD2VEC_EAGER.format(step="optimizer.apply_gradients(grad_fn(center, target)[1])"),
+            fixed=_WORD2VEC_EAGER.format(step="optimizer.apply_gradients(grad_fn(center, target)[1])").replace(
+                "(tf.int32, tf.int32))", "(tf.int32, tf.int32)).prefetch(1)"),
+            target_version=(1, 4),
+        ),
         # Once per batch too, resizing every image of the batch is work a prefetch overlaps.
         Invalid(
             "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
