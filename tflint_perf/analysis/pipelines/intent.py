@@ -196,8 +196,16 @@ class PipelineIntent:
         if consumptions:
             if all(c.purpose not in purposes for c in consumptions):
                 return False  # evaluation, inspection, a one-off pass, a loop that does not train
-            return self.built_for(call) in purposes | {Purpose.UNKNOWN}
+            return self.named_for(call, purposes)
         return self.purpose_unseen(call, states) in purposes | {Purpose.UNKNOWN}
+
+    def named_for(self, call: cst.Call, purposes: FrozenSet[Purpose]) -> bool:
+        """The names around the pipeline holding op ``call`` (``built_for``) allow one of ``purposes``,
+        or, for training, a Keras ``fit`` trains on it whatever it is named: tensorflow/similarity's
+        linear evaluation fits a classifier head on ``eval_train_ds`` for ten epochs."""
+        if self.built_for(call) in purposes | {Purpose.UNKNOWN}:
+            return True
+        return Purpose.TRAINING in purposes and any(c.fits for c in self.consumptions_of(call))
 
     def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """The loops around a consumer (a loop, or a call such as `evaluate`): in its own function, and
