@@ -34,7 +34,7 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
+loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
 the distributed dataset evaluates or predicts), the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
@@ -65,7 +65,8 @@ random draws or constant arrays, does no work a prefetch could overlap with the 
 either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
-`efficient_serving.ipynb`) only what a `fit` there trains on is reported.
+`efficient_serving.ipynb`, `04_word2vec_visualize.py`) only what a `fit` there trains on is reported,
+or what a TF1 iterator feeds to session runs that fetch a train op in a loop.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -75,13 +76,14 @@ unless the module switches autotune or `inject_prefetch` off; when the version i
 message says the finding holds for TensorFlow < 2.12 or with autotune off.
 
 The analysis follows the pipeline through method chains, `ds = ds.op(...)` reassignments,
-ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
+ops added on only some branches, tuple unpacking, same-file helpers and a same-file class that keeps
+the pipeline its constructor is given (`self.dataset = dataset`), and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
 Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
 printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
-are as few) and pipelines that
+are as few), loops whose only training word is a printed counter (`print(num_train_steps)`) and pipelines that
 only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
 given only to `evaluate` or `predict`) are not reported.
 """

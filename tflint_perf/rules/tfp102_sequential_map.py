@@ -58,7 +58,8 @@ Maps in pipelines consumed only for evaluation run once, inspection or a one-off
 map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
-on the pipeline. Evaluation the model waits on every epoch counts as training does: `fit`'s
+on the pipeline (or a TF1 session loop there runs a train op on it); a `fit` trains on a pipeline whatever
+its name says (`eval_train_ds`). Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
 5 epochs), a `for x, y in test_ds:` loop inside the training loop (not under `if epoch % 5 == 0:`,
 evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
@@ -71,7 +72,9 @@ sequential.
 
 Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
-a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
+a same-file `labeler` that pairs the element with a constant), one that repeats it in a list (`lambda
+z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
+tf.int64) if x < warmup else tf.cast(1, tf.int64)`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
 which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
 arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per

@@ -54,14 +54,16 @@ return a dict of features, or the tabular `(features_dict, label)`, and build th
 `{k: f(v) for k, v in features.items()}`), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
-`tf.where`. Each output must be computed from one input (or one `["key"]` of a dict element) and
+`tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
+helper of one input made of those (`lambda x, y: (img_scaling(x), y)`). Each output must be computed from one input (or one `["key"]` of a dict element) and
 numeric constants.
 
 Not reported: functions that decode, resize, parse, slice, reshape, reduce or use random ops per
 element (none of them is on the allow-list), a function combining two inputs (`x * w`: once
 batched, their shapes may broadcast differently), a function that only passes its inputs on
 (nothing to vectorize), a `cache()` between the map and the batch (the map then runs in the first
-epoch only), pipelines consumed only for evaluation or inspection, and test files.
+epoch only), pipelines consumed only for evaluation or inspection, or named for evaluation (`val_ds`) with no `fit`
+training on them, and test files.
 """
     why_bad = """
 tf.data schedules a map function once per element; for a cheap element-wise function the
