@@ -7,7 +7,8 @@ written from the real code, through the real engine:
   when its session loop fetches a train op;
 - what a loop prints (``num_train_steps``) says nothing of what it does;
 - a helper's pipelines that feed ``choose_from_datasets`` are pipelines in each caller's terms
-  (tensorflow/similarity's warm-up path).
+  (tensorflow/similarity's warm-up path);
+- a Keras ``fit`` trains on a pipeline whatever its variable is named (``eval_train_ds``).
 """
 
 from __future__ import annotations
@@ -131,3 +132,23 @@ def test_a_map_on_a_combined_input_at_module_level_is_reported_as_before():
         model.fit(ds, epochs=10)
     """
     assert found(source, ["TFP102"], filename="train.py") == [(3, "TFP102")]
+
+
+# tensorflow/similarity, examples/unsupervised_hello_world.ipynb: the linear evaluation's training input.
+LINEAR_EVALUATION = """
+    import tensorflow as tf
+    eval_train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).repeat().shuffle(1024)
+    eval_train_ds = eval_train_ds.map(lambda x, y: (tf.image.random_flip_left_right(x), y))
+    eval_train_ds = eval_train_ds.batch(512).prefetch(tf.data.AUTOTUNE)
+    {consumer}
+"""
+
+
+def test_a_pipeline_a_fit_trains_on_is_training_input_whatever_its_name():
+    source = LINEAR_EVALUATION.format(consumer="model.fit(eval_train_ds, epochs=10, steps_per_epoch=100)")
+    assert found(source, ["TFP102"], filename="hello_world.py") == [(4, "TFP102")]
+
+
+def test_a_pipeline_named_for_evaluation_and_only_evaluated_on_is_not():
+    source = LINEAR_EVALUATION.format(consumer="model.evaluate(eval_train_ds, steps=100)")
+    assert found(source, ["TFP102"], filename="hello_world.py") == []
