@@ -17,7 +17,7 @@ from typing import FrozenSet, List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.tf_functions import tf_function_decorator
 from tflint_perf.analysis.values import PYTHON, ValueKinds
@@ -41,6 +41,7 @@ _GUARD_CALLS = frozenset(
 )
 _SHAPE_ATTRIBUTES = frozenset({"shape", "get_shape", "ndim", "rank", "dtype"})
 _SAFE_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)
+_HELPER_DEPTH = 2  # same-file helpers followed from a map function (`lambda x, y: (img_scaling(x), y)`)
 
 
 def elementwise_leaves(
@@ -179,7 +180,7 @@ EXACT = "exact"
 APPROXIMATE = "approximate"
 
 
-def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
+def per_batch(model: ModuleModel, function, scope=None, depth: int = 0) -> Optional[str]:
     """Whether a ``Dataset.map`` function (a lambda or a ``FunctionInfo``) is element-wise over
     its inputs, so that it computes the same thing run once on a batch: EXACT, APPROXIMATE (only
     last-bit rounding of transcendental kernels may differ), or None.
@@ -188,7 +189,9 @@ def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
     ``["key"]`` entry) and numeric literals or names bound only to numbers: two different inputs
     in one operation (``x * w``, whose shapes may broadcast differently once batched), slicing,
     reductions, reshapes, decoding, random ops, any call not on the allow-list, and functions
-    that only pass their inputs through give None."""
+    that only pass their inputs through give None. A same-file helper such a function calls on one
+    input counts when it is element-wise itself (``img_scaling(x)``, followed ``_HELPER_DEPTH`` deep),
+    and so does Keras' ``preprocess_input``: each channel scaled and shifted by constants."""
     params, body, own_scope = _function_parts(model, function)
     scope = own_scope or scope
     if params is None:
@@ -196,7 +199,7 @@ def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
     deps: dict = {name: frozenset({name}) for name in params}
     kinds = {EXACT}
     for target, value in body[:-1]:
-        found = _elementwise_deps(model, value, deps, scope, kinds)
+        found = _elementwise_deps(model, value, deps, scope, kinds, depth)
         if found is None:
             return None
         deps[target] = found
@@ -206,7 +209,7 @@ def per_batch(model: ModuleModel, function, scope=None) -> Optional[str]:
         return None
     computes = False
     for output in outputs:
-        found = _elementwise_deps(model, output, deps, scope, kinds)
+        found = _elementwise_deps(model, output, deps, scope, kinds, depth)
         if not found:
             return None  # None, or a constant: once per batch it would be one value, not one per element
         computes |= not _passes_through(output, params)
@@ -290,15 +293,15 @@ def _passes_through(expr: cst.BaseExpression, params) -> bool:
     return isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and expr.value.value in params
 
 
-def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -> Optional[FrozenSet[str]]:
+def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set, depth: int = 0) -> Optional[FrozenSet[str]]:
     """The inputs an element-wise expression reads (at most one), or None."""
-    again = lambda e: _elementwise_deps(model, e, deps, scope, kinds)  # noqa: E731
+    again = lambda e: _elementwise_deps(model, e, deps, scope, kinds, depth)  # noqa: E731
     if isinstance(expr, (cst.Integer, cst.Float)):
         return frozenset()
     if isinstance(expr, cst.Name):
         if expr.value in deps:
             return deps[expr.value]
-        if expr.value in ("True", "False"):
+        if expr.value in ("True", "False", "None"):
             return frozenset()
         return frozenset() if _number_name(model, expr.value, scope) else None
     if isinstance(expr, cst.Attribute):
@@ -324,9 +327,11 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -
         name = model.call_name(expr)
         if name == "tf.where" and len(expr.args) != 3:
             return None  # tf.where(cond) returns indices
+        if name is None:
+            return _helper_deps(model, expr, scope, kinds, depth, again)
         if name in _APPROXIMATE:
             kinds.add(APPROXIMATE)
-        elif name not in _EXACT:
+        elif name not in _EXACT and not _keras_preprocessing(name):
             return None
         parts = []
         for arg in expr.args:
@@ -347,6 +352,28 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set) -
     if isinstance(expr, cst.DictComp):
         return _feature_comprehension(model, expr, deps, scope, kinds)
     return None
+
+
+def _keras_preprocessing(name: str) -> bool:
+    """``keras.applications.<model>.preprocess_input``: per channel, a flip of the channel order and
+    constants subtracted and divided by (``mode="caffe"``, ``"torch"``, ``"tf"``), the same on an image
+    as on a batch of them (Keras reads the rank of what it is given)."""
+    return name.startswith("keras.applications.") and name.endswith(".preprocess_input")
+
+
+def _helper_deps(model: ModuleModel, call: cst.Call, scope, kinds: set, depth: int, again) -> Optional[FrozenSet[str]]:
+    """``img_scaling(x)``: a same-file function of one parameter, element-wise itself (``per_batch``),
+    applied to one input."""
+    if depth >= _HELPER_DEPTH or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    helper = model.effects.resolve_callable(call.func, scope, local_only=True)  # type: ignore[attr-defined]
+    if not isinstance(helper, FunctionInfo) or helper is scope or len(helper.node.params.params) != 1:
+        return None
+    kind = per_batch(model, helper, scope, depth + 1)
+    if kind is None:
+        return None
+    kinds.add(kind)
+    return again(call.args[0].value)
 
 
 def _feature_comprehension(model: ModuleModel, expr: cst.DictComp, deps: dict, scope, kinds: set) -> Optional[FrozenSet[str]]:

@@ -14,6 +14,14 @@ from tflint_perf.fixes.building import append_op, prefetch_buffer
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
 
 
+# chiphuyen/stanford-tensorflow-tutorials, 04_word2vec_eager.py (`{step}`: the loop body's work).
+_WORD2VEC_EAGER = (
+    "import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\n\ndef gen():\n"
+    "    yield from word2vec_utils.batch_gen(URL, VOCAB_SIZE, BATCH_SIZE)\n\ndef main():\n"
+    "    dataset = tf.data.Dataset.from_generator(gen, (tf.int32, tf.int32))\n    num_train_steps = 0\n"
+    "    while num_train_steps < 100000:\n        for center, target in tfe.Iterator(dataset):\n"
+    "            {step}\n            num_train_steps += 1\n"
+)
 
 class MissingPrefetch(Rule):
     code = "TFP101"
@@ -26,7 +34,7 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
+loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
 the distributed dataset evaluates or predicts), the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
@@ -57,7 +65,8 @@ random draws or constant arrays, does no work a prefetch could overlap with the 
 either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
-`efficient_serving.ipynb`) only what a `fit` there trains on is reported.
+`efficient_serving.ipynb`, `04_word2vec_visualize.py`) only what a `fit` there trains on is reported,
+or what a TF1 iterator feeds to session runs that fetch a train op in a loop.
 
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
@@ -67,13 +76,14 @@ unless the module switches autotune or `inject_prefetch` off; when the version i
 message says the finding holds for TensorFlow < 2.12 or with autotune off.
 
 The analysis follows the pipeline through method chains, `ds = ds.op(...)` reassignments,
-ops added on only some branches, tuple unpacking and same-file helpers, and reports where the
+ops added on only some branches, tuple unpacking, same-file helpers and a same-file class that keeps
+the pipeline its constructor is given (`self.dataset = dataset`), and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
 Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
 printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
-are as few) and pipelines that
+are as few), loops whose only training word is a printed counter (`print(num_train_steps)`) and pipelines that
 only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
 given only to `evaluate` or `predict`) are not reported.
 """
@@ -199,8 +209,20 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "model.fit(train_db, epochs=5)\n",
             target_version=(2, 0),
         ),
+        # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager_starter.py: the loop over the eager
+        # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
+        Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
+                                          "                print('step {}'.format(num_train_steps))")),
     )
     invalid = (
+        # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager.py: TF 1.x eager's `tfe.Iterator(ds)`
+        # read by a loop that applies gradients, for 100,000 steps.
+        Invalid(
+            _WORD2VEC_EAGER.format(step="optimizer.apply_gradients(grad_fn(center, target)[1])"),
+            fixed=_WORD2VEC_EAGER.format(step="optimizer.apply_gradients(grad_fn(center, target)[1])").replace(
+                "(tf.int32, tf.int32))", "(tf.int32, tf.int32)).prefetch(1)"),
+            target_version=(1, 4),
+        ),
         # Once per batch too, resizing every image of the batch is work a prefetch overlaps.
         Invalid(
             "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
@@ -297,7 +319,7 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # A loop counts when its body trains (`train_step`, `apply_gradients`, a `GradientTape`); one
         # whose body does not say is as often a demonstration as a training loop: silent.
         for consumption in pipelines.consumptions_for(self.purposes):
-            if named_otherwise and not consumption.fits:
+            if named_otherwise and not pipelines.trains_whatever_the_path(consumption):
                 continue
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):

@@ -58,7 +58,8 @@ Maps in pipelines consumed only for evaluation run once, inspection or a one-off
 map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
-on the pipeline. Evaluation the model waits on every epoch counts as training does: `fit`'s
+on the pipeline (or a TF1 session loop there runs a train op on it); a `fit` trains on a pipeline whatever
+its name says (`eval_train_ds`). Evaluation the model waits on every epoch counts as training does: `fit`'s
 `validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
 5 epochs), a `for x, y in test_ds:` loop inside the training loop (not under `if epoch % 5 == 0:`,
 evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
@@ -71,7 +72,9 @@ sequential.
 
 Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
-a same-file `labeler` that pairs the element with a constant), and, after `batch`, a function that
+a same-file `labeler` that pairs the element with a constant), one that repeats it in a list (`lambda
+z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
+tf.int64) if x < warmup else tf.cast(1, tf.int64)`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
 which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
 arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per
@@ -178,6 +181,13 @@ first and map the batch instead. A map that must stay sequential to save memory 
         # On 2.12 a stateless map is parallelised by the runtime: a `lookup` of this file's own
         # vocabulary class, which only hashes, is no table.
         Valid(_YOLO_PARSE.format(vocab="Vocabulary(class_file)"), target_version=(2, 12)),
+        # tensorflow/similarity tfdata_sampler.py: the class selector repeats each shuffled class id
+        # once per example of its block, and the warm-up selector picks 0 or 1 per counter value.
+        Valid("import tensorflow as tf\ndef create_choices_dataset(num_classes, examples_per_class):\n"
+              "    return (tf.data.Dataset.range(num_classes).shuffle(num_classes)\n"
+              "            .map(lambda z: [[z] * examples_per_class]).flat_map(tf.data.Dataset.from_tensor_slices).repeat())\n"
+              "selector = tf.data.Dataset.counter().map(\n"
+              "    lambda x: tf.cast(0, dtype=tf.int64) if x < warmup else tf.cast(1, dtype=tf.int64))\n"),
         # Validation in two epochs of five (dragen1860's Keras lessons): not worth a user's time.
         Valid(
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
@@ -221,6 +231,23 @@ first and map the batch instead. A map that must stay sequential to save memory 
         Invalid(_MNIST_PER_BATCH.format(order="map(preprocess).shuffle(60000).batch(128)"), target_version=(2, 0),
                 fixed=_MNIST_PER_BATCH.format(
                     order="map(\n    preprocess,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n).shuffle(60000).batch(128)")),
+        # Arithmetic on the repeated value, or a choice between values computed from the element, is work.
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda z: [tf.square(z)] * 4)\n",
+                fixed="import tensorflow as tf\nds = tf.data.Dataset.range(8).map(\n    lambda z: [tf.square(z)] * 4,\n"
+                "    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"),
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.counter().map(lambda x: x if x < 5 else tf.square(x))\n",
+                fixed="import tensorflow as tf\nds = tf.data.Dataset.counter().map(\n    lambda x: x if x < 5 else tf.square(x),\n"
+                "    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"),
+        # tensorflow/similarity tfdata_sampler.py: the warm-up path's augmentation (random) feeds
+        # `choose_from_datasets` inside a helper; the sampler calls it on its training pipeline.
+        Invalid(
+            "import tensorflow as tf\ndef augment(x, y):\n    return tf.image.random_flip_left_right(x), y\n"
+            "def apply_augmenter_ds(ds, augmenter, warmup):\n    aug_ds = ds.map(augmenter).skip(warmup)\n"
+            "    selector = tf.data.Dataset.counter().map(lambda x: tf.cast(0, tf.int64) if x < warmup else tf.cast(1, tf.int64))\n"
+            "    return tf.data.Dataset.choose_from_datasets([ds.take(warmup), aug_ds], selector)\n"
+            "ds = apply_augmenter_ds(tf.data.TFRecordDataset(files).map(parse, 4), augment, 100)\n"
+            "model.fit(ds.repeat().batch(32).prefetch(1), epochs=10)\n",
+        ),
         # A helper that decodes is work, however short the lambda that calls it.
         Invalid(
             "import tensorflow as tf\ndef decode(example, index):\n    return tf.io.decode_jpeg(example), index\n"
@@ -283,7 +310,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
             call = op.call
             if has_star_args(call) or argument(call, "num_parallel_calls", _POSITION[op.name]) is not None:
                 continue
-            if named_otherwise and not any(c.fits for c in pipelines.consumptions_of(call)):
+            if named_otherwise and not any(pipelines.trains_whatever_the_path(c) for c in pipelines.consumptions_of(call)):
                 continue
             if not pipelines.serves(call, states, self.purposes):
                 continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview

@@ -23,6 +23,15 @@ _FC_TRAIN = (
     "    x = tf.cast(x, tf.float32) / 255.0\n    y = tf.cast(y, tf.int64)\n    return x, y\n\n"
     "for epoch in range(20):\n    for step, (x, y) in enumerate(mnist_dataset()):\n        train_step(x, y)\n"
 )
+# tensorflow/similarity examples/unsupervised_hello_world.ipynb: the linear evaluation fits a classifier
+# head on `eval_train_ds` (`{helper}`: what `img_scaling` returns; `{consumer}`: what reads the pipeline).
+_SIMILARITY_EVAL = (
+    "import tensorflow as tf\n\ndef img_scaling(img):\n    return {helper}\n\n"
+    "eval_train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).repeat().shuffle(1024)\n"
+    "eval_train_ds = eval_train_ds.map(lambda x, y: (img_scaling(x), y), tf.data.AUTOTUNE)\n"
+    "eval_train_ds = eval_train_ds.batch(512)\n{consumer}\n"
+)
+_PREPROCESS = 'tf.keras.applications.imagenet_utils.preprocess_input(img, data_format=None, mode="torch")'
 _BATCHES = frozenset({"batch", "padded_batch"})
 # Ops an element-wise, deterministic map commutes with: they reorder, repeat or drop elements
 # without looking at them. `cache` is not among them: a map before it runs only in the first epoch.
@@ -45,14 +54,16 @@ return a dict of features, or the tabular `(features_dict, label)`, and build th
 `{k: f(v) for k, v in features.items()}`), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
-`tf.where`. Each output must be computed from one input (or one `["key"]` of a dict element) and
+`tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
+helper of one input made of those (`lambda x, y: (img_scaling(x), y)`). Each output must be computed from one input (or one `["key"]` of a dict element) and
 numeric constants.
 
 Not reported: functions that decode, resize, parse, slice, reshape, reduce or use random ops per
 element (none of them is on the allow-list), a function combining two inputs (`x * w`: once
 batched, their shapes may broadcast differently), a function that only passes its inputs on
 (nothing to vectorize), a `cache()` between the map and the batch (the map then runs in the first
-epoch only), pipelines consumed only for evaluation or inspection, and test files.
+epoch only), pipelines consumed only for evaluation or inspection, or named for evaluation (`val_ds`) with no `fit`
+training on them, and test files.
 """
     why_bad = """
 tf.data schedules a map function once per element; for a cheap element-wise function the
@@ -131,6 +142,10 @@ ops on different branches, comments between them).
         ),
         # Evaluation only.
         Valid(_TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).batch(32)\nmodel.evaluate(ds)\n"),
+        # A same-file helper that is not element-wise (a resize per image), or named for evaluation and only
+        # evaluated on (tensorflow/similarity's `eval_test_ds`).
+        Valid(_SIMILARITY_EVAL.format(helper="tf.image.resize(img, (224, 224))", consumer="model.fit(eval_train_ds, epochs=10)")),
+        Valid(_SIMILARITY_EVAL.format(helper=_PREPROCESS, consumer="model.evaluate(eval_train_ds)")),
         # Tabular features, but split into tokens per row: not element-wise over a batch.
         Valid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices((dict(df), labels))\n"
@@ -153,6 +168,16 @@ ops on different branches, comments between them).
                                          "tf.TensorSpec([], tf.uint8)])")),
     )
     invalid = (
+        # Keras' `preprocess_input` scales each channel by constants, through a same-file helper; the fit
+        # trains on the pipeline whatever its name says.
+        Invalid(
+            _SIMILARITY_EVAL.format(helper=_PREPROCESS, consumer="model.fit(eval_train_ds, epochs=10)"),
+            fixed=_SIMILARITY_EVAL.format(helper=_PREPROCESS, consumer="model.fit(eval_train_ds, epochs=10)").replace(
+                "eval_train_ds = eval_train_ds.map(lambda x, y: (img_scaling(x), y), tf.data.AUTOTUNE)\n"
+                "eval_train_ds = eval_train_ds.batch(512)\n",
+                "eval_train_ds = eval_train_ds.batch(512)\n"
+                "eval_train_ds = eval_train_ds.map(lambda x, y: (img_scaling(x), y), tf.data.AUTOTUNE)\n"),
+        ),
         # dragen1860/TensorFlow-2.x-Tutorials 01-TF2.0-Overview/fc_train.py: a `tf.function` that casts and
         # scales, mapped per element; `take` and `shuffle` before the batch do not look at values.
         Invalid(_FC_TRAIN.format(decorator="@tf.function")),
@@ -218,8 +243,8 @@ ops on different branches, comments between them).
             call = op.call
             if has_star_args(call) or pipelines.only_consumed_outside(call, self.purposes):
                 continue
-            if pipelines.built_for(call) not in self.purposes | {Purpose.UNKNOWN}:
-                continue
+            if not pipelines.named_for(call, self.purposes):
+                continue  # `make_eval_dataset`, `val_ds = ...`, unless a `fit` trains on it
             following = [_next_batch(state.ops_after(call)) for state in maximal(states)]
             if not following or any(after is None for after in following):
                 continue

@@ -16,7 +16,8 @@ where they are consumed and what for.
 - ``reads``: how often an iterator over a pipeline is read (``iter(ds)`` read by a demonstration's
   ten steps, a TF1 iterator behind session runs of a few iterations);
 - ``intent``: what a pipeline is for where its consumer says too little (evaluation every epoch, a
-  pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``);
+  pipeline returned to a consumer out of sight: ``every_epoch``, ``purpose_unseen``, ``serves``; what trains
+  whatever the names say: ``named_for``, ``trains_whatever_the_path``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
   ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``cheap_per_batch``, ``cached_after``,
   ``first_on_zip``, ``is_trivial_function``, ``only_moves_values``).

@@ -53,6 +53,9 @@ ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write", "index_from_dataset"})
 INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
 ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
+# TF 1.x eager execution's Python iterator over a Dataset (`for x, y in tfe.Iterator(ds):`), what `iter(ds)`
+# is in TF 2: read as `iter()` is.
+EAGER_ITERATORS = frozenset({"tf.contrib.eager.Iterator"})
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
 _MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
@@ -69,6 +72,10 @@ _INSPECTION_CALLS = frozenset(
         "xlabel", "ylabel", "plot", "set_title", "append", "shape", "tf.print", "tf.shape", "items",
     }
 )
+
+# Calls that print or format what they are given: the names of their arguments (`num_train_steps`) say
+# nothing of what the loop does.
+_REPORTING_CALLS = frozenset({"print", "tf.print", "pprint", "format"})
 
 # `time.sleep(5)` in a loop over a pipeline: each batch is paced for someone to look at (a TensorBoard
 # image summary, a plot); nothing that trains or evaluates waits on purpose.
@@ -198,21 +205,29 @@ class ConsumerRecognition:
     def _consumed_by_builtin_call(self, call: cst.Call, name: str) -> bool:
         """``iter(ds)`` (a peek when ``next`` takes it), ``list(ds)``."""
         if name == "iter" and call.args:
-            value = self.eval(call.args[0].value)
-            peek = call in self.analysis._peeked
-            reads = self.analysis.iterator_reads
-            purpose = Purpose.INSPECTION if peek else reads.few_reads(call, tf1=False)
-            if purpose is None and self._collects(reads.loop_over_iterator(call)):
-                purpose = Purpose.ONE_OFF  # `it = iter(ds)`, then `for x in it: data.append(load(x))`
-            self.consume(call, "iter", "iter()", value, purpose or Purpose.TRAINING)
+            self._consume_python_iterator(call, self.eval(call.args[0].value), "iter()")
             return True
         if name in ONE_OFF_FUNCTIONS and call.args:
             self.consume(call, "one-off", f"{name}()", self.eval(call.args[0].value), Purpose.ONE_OFF)
             return True
         return False
 
+    def _consume_python_iterator(self, call: cst.Call, value: Value, description: str) -> None:
+        """``iter(ds)`` or TF 1.x eager's ``tfe.Iterator(ds)``: read for training unless ``next`` only peeks,
+        a demonstration reads a few elements, or a loop over it collects them."""
+        peek = call in self.analysis._peeked
+        reads = self.analysis.iterator_reads
+        purpose = Purpose.INSPECTION if peek else reads.few_reads(call, tf1=False)
+        if purpose is None and self._collects(reads.loop_over_iterator(call)):
+            purpose = Purpose.ONE_OFF  # `it = iter(ds)`, then `for x in it: data.append(load(x))`
+        self.consume(call, "iter", description, value, purpose or Purpose.TRAINING)
+
     def _consumed_by_api_call(self, call: cst.Call, api: str, args: List[Value]) -> bool:
-        """``tf.data.experimental.save(ds, path)``, ``tfds.as_numpy(ds)``, ``tf.data.make_one_shot_iterator(ds)``."""
+        """``tf.data.experimental.save(ds, path)``, ``tfds.as_numpy(ds)``, ``tf.data.make_one_shot_iterator(ds)``,
+        ``tfe.Iterator(ds)``."""
+        if api in EAGER_ITERATORS and args:
+            self._consume_python_iterator(call, args[0], f"{dotted_text(call.func) or api}()")
+            return True
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return True
@@ -248,12 +263,22 @@ class ConsumerRecognition:
             if validation is not None:
                 self.consume(call, "model", description, self.eval(validation.value), Purpose.EVALUATION, "validation")
 
+    def eval_loop_iterable(self, loop: cst.For) -> Value:
+        """What a ``for`` loop iterates. ``for x in tfe.Iterator(ds):`` reads ``ds`` through the loop alone,
+        so what the loop's body does decides what for (``_consume_by_loop`` evaluates the argument)."""
+        target = loop.iter
+        if isinstance(target, cst.Call) and self.model.call_name(target) in EAGER_ITERATORS:
+            return None
+        return self.eval(target)
+
     def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
         target = loop.iter
         value = iterated
         # `for i, batch in enumerate(ds)` / `zip(ds_a, ds_b)` / `tqdm(ds)` iterate the pipeline.
         if isinstance(target, cst.Call) and isinstance(target.func, (cst.Name, cst.Attribute)):
             wrapper = (dotted_text(target.func) or "").rsplit(".", 1)[-1]
+            if self.model.call_name(target) in EAGER_ITERATORS:
+                wrapper = "iter"
             if wrapper in ("enumerate", "zip", "tqdm", "trange", "iter") and target.args:
                 value = None
                 for arg in target.args:
@@ -396,7 +421,10 @@ class ConsumptionQueries:
     def _read_loop_purpose(self, loop: cst.CSTNode) -> Purpose:
         names: List[str] = []
         for call in self._loop_calls.get(loop, []):
-            names.append(self.model.call_name(call) or dotted_text(call.func) or "")
+            name = self.model.call_name(call) or dotted_text(call.func) or ""
+            names.append(name)
+            if _reports(call, name):
+                continue  # `print('step {}'.format(num_train_steps))`: what a loop prints says nothing of what it does
             names.extend(dotted_text(arg.value) or "" for arg in call.args)
         names.extend(n for n in (_with_item_names(loop)) if n)
         return purpose_of_names(name.rsplit(".", 1)[-1] for name in names if name)
@@ -416,6 +444,13 @@ class ConsumptionQueries:
         if around in (Purpose.EVALUATION, Purpose.INSPECTION):
             return around
         return purpose_of_builder(_assigned_names(self._call_sites.get(call)) + enclosing)
+
+
+def _reports(call: cst.Call, name: str) -> bool:
+    """A call that prints, formats or logs its arguments (``print``, ``str.format``, ``logging.info``)."""
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True  # `'step {}'.format(...)`
+    return name in _REPORTING_CALLS or name.startswith(("logging.", "absl.logging.", "tf.compat.v1.logging.", "tf.logging."))
 
 
 def _assigned_names(site) -> List[str]:

@@ -106,7 +106,7 @@ class Fixpoint:
         """The summary ``apply`` uses for ``function``: None for none at all and for one that
         returns nothing known and consumes nothing, since applying that has no effect either."""
         summary = self._summaries.get(function)
-        if summary is not None and summary.returns is None and not summary.consumptions:
+        if summary is not None and summary.returns is None and not summary.consumptions and not summary.combined:
             return None
         return summary
 

@@ -160,6 +160,16 @@ class PipelineIntent:
                 if (dotted_text(call.func) or "").rsplit(".", 1)[-1] == "fit"]
         return bool(fits) and all(_several_epochs(call) for call in fits)
 
+    def trains_whatever_the_path(self, consumption: Consumption) -> bool:
+        """The consumer visibly trains, so a module named for evaluation, inference or visualisation
+        (``files.path_purpose``) trains on what it reads: a Keras ``fit`` (``efficient_serving.ipynb``
+        fits the model it serves), or a TF1 iterator read by session runs that fetch a train op in a loop
+        (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps before it exports embeddings)."""
+        if consumption.fits:
+            return True
+        return (consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING
+                and not consumption.elsewhere and self.iterator_reads.session_trains)  # type: ignore[attr-defined]
+
     def evaluated_every_epoch(self, call: cst.Call) -> bool:
         """Some pipeline holding op ``call`` is evaluation the model waits on every epoch."""
         return any(self.every_epoch(c) for c in self.consumptions_of(call))
@@ -186,8 +196,16 @@ class PipelineIntent:
         if consumptions:
             if all(c.purpose not in purposes for c in consumptions):
                 return False  # evaluation, inspection, a one-off pass, a loop that does not train
-            return self.built_for(call) in purposes | {Purpose.UNKNOWN}
+            return self.named_for(call, purposes)
         return self.purpose_unseen(call, states) in purposes | {Purpose.UNKNOWN}
+
+    def named_for(self, call: cst.Call, purposes: FrozenSet[Purpose]) -> bool:
+        """The names around the pipeline holding op ``call`` (``built_for``) allow one of ``purposes``,
+        or, for training, a Keras ``fit`` trains on it whatever it is named: tensorflow/similarity's
+        linear evaluation fits a classifier head on ``eval_train_ds`` for ten epochs."""
+        if self.built_for(call) in purposes | {Purpose.UNKNOWN}:
+            return True
+        return Purpose.TRAINING in purposes and any(c.fits for c in self.consumptions_of(call))
 
     def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """The loops around a consumer (a loop, or a call such as `evaluate`): in its own function, and

@@ -65,6 +65,7 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
         self.env = env
         self.returns: Value = None
         self.param_consumptions: List[Consumption] = []
+        self.combined_inputs: Dict[State, None] = {}  # see Summary.combined
         self._loop_depth = 0
         # What this interpretation reads and produces: see fixpoint.Interpretation.
         self.summaries_read: Dict[FunctionInfo, Optional[Summary]] = {}
@@ -95,7 +96,7 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
         body = self.function.node.body
         statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
         self.run_block(statements)  # type: ignore[arg-type]
-        return Summary(self.returns, tuple(self.param_consumptions))
+        return Summary(self.returns, tuple(self.param_consumptions), tuple(self.combined_inputs))
 
     def _loop_passes(self) -> int:
         """How often to interpret the loop being entered: twice (a second iteration sees what the
@@ -129,7 +130,7 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
         elif isinstance(node, cst.Else):
             self.run_block(block_statements(node.body))
         elif isinstance(node, cst.For):
-            iterated = self.eval(node.iter)
+            iterated = self.eval_loop_iterable(node)
             self._consume_by_loop(node, iterated)
             element = _element_of(iterated)
             self._run_loop(node, lambda env: self._bind_target_env(node.target, element, env))
@@ -249,6 +250,18 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 if state.is_real:
                     self.real_states[state] = None
 
+    def note_combined(self, value: Value) -> None:
+        """Pipelines a combinator reads (``choose_from_datasets``' list, ``zip``'s tuple): noted where
+        real; built from this function's parameters, kept for its summary (``Summary.combined``)."""
+        if isinstance(value, TupleValue):
+            for item in value.items:
+                self.note_combined(item)
+        elif isinstance(value, Pipeline):
+            for state in value.states:
+                if not state.is_real and self.function is not None:
+                    self.combined_inputs[state] = None
+            self._note_states(value)
+
     def _class_attr(self, key: Tuple[ClassInfo, str]) -> Value:
         value = self.analysis._class_attrs.get(key)
         self.class_attrs_read.setdefault(key, value)  # the first access sees the value from before the run
@@ -359,6 +372,8 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
             for arg in call.args:
                 self.eval(arg.value)
             return Pipeline(frozenset({State(Source(call))}))
+        if isinstance(callee, ClassRef) and callee.cls is not None:
+            return self.construct(callee.cls, call)
         for arg in call.args:
             self.eval(arg.value)
         return None

@@ -274,6 +274,11 @@ def _only_regroups(node: cst.CSTNode, model: Optional[ModuleModel], scope: Optio
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
+        if isinstance(current, cst.IfExp) and model is not None and _picks_a_constant(current, model):
+            continue  # `tf.cast(0, tf.int64) if x < warmup else tf.cast(1, tf.int64)`: a choice of two constants
+        if isinstance(current, cst.BinaryOperation) and _repeats_a_display(current):
+            stack.extend((current.left, current.right))  # `[z] * examples_per_class`: one value, repeated
+            continue
         if isinstance(current, _HEAVY_NODES):
             if isinstance(current, cst.UnaryOperation) and isinstance(current.operator, cst.Minus) and isinstance(
                 current.expression, (cst.Integer, cst.Float)
@@ -285,6 +290,46 @@ def _only_regroups(node: cst.CSTNode, model: Optional[ModuleModel], scope: Optio
             return False
         stack.extend(current.children)
     return True
+
+
+def _repeats_a_display(operation: cst.BinaryOperation) -> bool:
+    """``[z] * n`` / ``n * (x,)``: a list or tuple display repeated, which only lays out the values it
+    holds n times (tensorflow/similarity's class selector: one class id per example of its block)."""
+    if not isinstance(operation.operator, cst.Multiply):
+        return False
+    return isinstance(operation.left, (cst.List, cst.Tuple)) or isinstance(operation.right, (cst.List, cst.Tuple))
+
+
+def _picks_a_constant(choice: cst.IfExp, model: ModuleModel) -> bool:
+    """``A if x < n else B`` with constants ``A`` and ``B`` (literals, or literals cast or wrapped by a
+    layout op: ``tf.cast(0, dtype=tf.int64)``) and a test that compares names and literals: each element
+    becomes one of two constants (tensorflow/similarity's warm-up selector, 0 then 1 over a counter),
+    work measured in nanoseconds."""
+    return _constant(choice.body, model) and _constant(choice.orelse, model) and _plain_test(choice.test)
+
+
+def _constant(expr: cst.BaseExpression, model: ModuleModel) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return isinstance(expr.expression, (cst.Integer, cst.Float))
+    if isinstance(expr, cst.Call) and model.call_name(expr) in LAYOUT_OPS and expr.args:
+        first, rest = expr.args[0], expr.args[1:]
+        return first.keyword is None and not first.star and _constant(first.value, model) and all(
+            isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in rest)  # `tf.int64`, `dtype=tf.int64`
+    return False
+
+
+def _plain_test(test: cst.BaseExpression) -> bool:
+    """A comparison of names, attributes and literals (``x < warmup``), or a boolean of such."""
+    if isinstance(test, cst.BooleanOperation):
+        return _plain_test(test.left) and _plain_test(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _plain_test(test.expression)
+    if not isinstance(test, cst.Comparison):
+        return False
+    operands = [test.left, *(target.comparator for target in test.comparisons)]
+    return all(isinstance(operand, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) for operand in operands)
 
 
 def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:

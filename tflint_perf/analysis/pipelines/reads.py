@@ -28,7 +28,8 @@ import libcst as cst
 from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.sessions import Sessions
+from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.sessions import RunPurposes, Sessions
 
 # `it.next()` (TF2 iterators keep the Python 2 spelling), `it.get_next()`, `it.__next__()`.
 _READ_METHODS = frozenset({"next", "get_next", "__next__"})
@@ -86,14 +87,30 @@ class IteratorReads:
 
     @cached_property
     def _session_runs(self) -> Optional[Purpose]:
+        return self._few(self._runs, require_loop=True)
+
+    @cached_property
+    def _runs(self) -> List[CallSite]:
+        """The module's session runs: ``sess.run(...)``, ``t.eval()``."""
         sessions = Sessions(self.model)
-        runs = [
+        return [
             site for site in self.model.calls
             if isinstance(site.node.func, cst.Attribute) and (
                 site.node.func.attr.value == "eval"
                 or (site.node.func.attr.value == "run" and sessions.is_session(site.node.func.value, site)))
         ]
-        return self._few(runs, require_loop=True)
+
+    @cached_property
+    def session_trains(self) -> bool:
+        """Some session run in a loop fetches a train op (``sess.run([self.loss, self.optimizer])``, the
+        optimizer's ``minimize``): the TF1 iterators the module reads feed training steps, whatever the
+        module's name says (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps, then exports)."""
+        purposes = RunPurposes(self.model)
+        return any(
+            site.loops and site.node.func.attr.value == "run"  # type: ignore[union-attr]
+            and purposes.purpose(site, _fetches(site.node)) is Purpose.TRAINING
+            for site in self._runs
+        )
 
     def _few(self, reads: Iterable[CallSite], require_loop: bool) -> Optional[Purpose]:
         total, looped, plots = 0, False, False
@@ -152,6 +169,11 @@ def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
         target = small.targets[0].target
         return target.value if isinstance(target, cst.Name) else None
     return None
+
+
+def _fetches(run: cst.Call) -> Optional[cst.BaseExpression]:
+    fetches = argument(run, "fetches", 0)
+    return fetches.value if fetches is not None else None
 
 
 def _appends(statement: cst.BaseStatement) -> bool:

@@ -48,6 +48,10 @@ SOURCES = frozenset(
         "tf.data.experimental.make_batched_features_dataset",
     }
 ) | PREFETCHED_SOURCES
+# Sources that read other pipelines: each element comes from one of the pipelines they are given.
+COMBINATORS = frozenset(
+    {"tf.data.Dataset.zip", "tf.data.Dataset.sample_from_datasets", "tf.data.Dataset.choose_from_datasets"}
+)
 # Dataset methods that return a Dataset.
 DATASET_METHODS = frozenset(
     {
@@ -67,11 +71,15 @@ class SourceRecognition:
     analysis: Any  # the PipelineAnalysis
 
     eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
+    note_combined: Callable[[Value], None]  # BodyInterpreter's
     _consumed_by_api_call: Callable[[cst.Call, str, List[Value]], bool]  # ConsumerRecognition's
 
     def _eval_api_call(self, api: str, call: cst.Call) -> Value:
         args = [self.eval(arg.value) for arg in call.args]
         if api in SOURCES:
+            if api in COMBINATORS:
+                for value in args:
+                    self.note_combined(value)
             prefetched = api in PREFETCHED_SOURCES or (api == "tf.data.Dataset.zip" and self._all_prefetched(args))
             if api.startswith("keras.utils.") and string_keyword(call, "subset") == "both":
                 return TupleValue(tuple(

@@ -11,11 +11,11 @@ way through ``PipelineAnalysis.summary_for``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.model import FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.syntax import is_static, parameters
 from tflint_perf.analysis.pipelines.values import (
     MAX_OPS,
@@ -25,6 +25,7 @@ from tflint_perf.analysis.pipelines.values import (
     Summary,
     TupleValue,
     Value,
+    join,
 )
 
 
@@ -40,22 +41,56 @@ class SummaryApplication:
     eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
     consume: Callable[..., None]  # ConsumerRecognition's
     _note_states: Callable[[Value], None]  # BodyInterpreter's
+    note_combined: Callable[[Value], None]  # BodyInterpreter's
+    _class_attr: Callable[[Tuple[ClassInfo, str]], Value]  # BodyInterpreter's
+    class_attrs_written: Dict[Tuple[ClassInfo, str], None]  # BodyInterpreter's
 
     def apply(self, function: FunctionInfo, call: cst.Call, skip_first: bool = False) -> Value:
         """What calling ``function`` at ``call`` returns, its consumptions recorded in the caller's terms.
         The arguments are evaluated even without a summary: they may build or consume pipelines."""
+        return self._apply_bound(function, call, skip_first)[0]
+
+    def _apply_bound(self, function: FunctionInfo, call: cst.Call, skip_first: bool) -> Tuple[Value, Dict[int, Value]]:
+        """``apply``'s result, and the values bound to ``function``'s parameters at ``call``."""
         summary = self.analysis.summary_for(function)
         self.summaries_read[function] = summary  # the same all round: summaries change between rounds
         bound = self._bind_arguments(function, call, skip_first)
         if summary is None:
-            return None
+            return None, bound
         for consumption in summary.consumptions:
             value = substitute(Pipeline(consumption.states), function, bound)
             self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.purpose,
                          consumption.role)
+        if summary.combined:
+            self.note_combined(substitute(Pipeline(frozenset(summary.combined)), function, bound))
         result = substitute(summary.returns, function, bound)
         self._note_states(result)
-        return result
+        return result, bound
+
+    def construct(self, cls: ClassInfo, call: cst.Call) -> Value:
+        """``SkipGramModel(dataset, ...)``, an object of a same-file class made: its ``__init__`` applied,
+        and the pipelines it keeps from its parameters (``self.dataset = dataset``) kept in the caller's
+        terms too, so the methods reading ``self.dataset`` (``self.dataset.make_initializable_iterator()``
+        in ``build_graph``) read the caller's pipeline. The object itself is no pipeline."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            for arg in call.args:
+                self.eval(arg.value)
+            return None
+        _, bound = self._apply_bound(init, call, skip_first=True)
+        if not any(isinstance(value, Pipeline) for value in bound.values()):
+            return None
+        for attribute in cls.attributes:
+            key = (cls, attribute)
+            kept = self._class_attr(key)
+            if not isinstance(kept, Pipeline):
+                continue
+            actual = substitute(kept, init, bound)
+            if isinstance(actual, Pipeline) and not actual.states <= kept.states:
+                self.analysis._class_attrs[key] = join(kept, actual)
+                self.class_attrs_written[key] = None
+                self._note_states(actual)
+        return None
 
     def _apply_elsewhere(self, call: cst.Call) -> Value:
         """A call of a function of another first-party module (``make_dataset()``, ``data.load(ds)``,

@@ -137,6 +137,9 @@ class Consumption:
 class Summary:
     returns: Value
     consumptions: Tuple[Consumption, ...]
+    # Pipelines built from the parameters that feed a combinator (`choose_from_datasets([ds.take(n),
+    # ds.map(augment)], ...)`): read by the combined pipeline, they are pipelines in each caller's terms.
+    combined: Tuple[State, ...] = ()
 
 
 def join(a: Value, b: Value) -> Value:
