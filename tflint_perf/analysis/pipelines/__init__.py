@@ -58,7 +58,6 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             cls for cls in model.classes.values()
             if any(model.resolve(base.value) == "tf.data.Dataset" for base in cls.node.bases)
         }
-        self._call_sites = {site.node: site for site in model.calls}
         self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
         self._loop_purposes: Dict[cst.CSTNode, Purpose] = {}
         self._peeked: set = set()  # calls that are the argument of `next(...)`
@@ -97,7 +96,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
 
     def scope_of(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The function a call sits in (None at module level)."""
-        site = self._call_sites.get(call)
+        site = self.model.site_of(call)
         return site.function if site is not None else None
 
     def _mentions_datasets(self) -> bool:

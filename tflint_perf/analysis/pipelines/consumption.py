@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
-from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel, lambda_parameter_names
+from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.syntax import block_statements
 from tflint_perf.analysis.pipelines.summaries import substitute
@@ -349,7 +349,6 @@ class ConsumptionQueries:
 
     model: ModuleModel
     consumptions: List[Consumption]
-    _call_sites: Dict[cst.Call, CallSite]
     _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
     # consumptions_of's index: the consumptions it was built from, and id(op call) -> those holding it.
     _loop_purposes: Dict[cst.CSTNode, Purpose]
@@ -392,13 +391,13 @@ class ConsumptionQueries:
         not counting a ``repeat()`` in the pipeline itself. False when unsure."""
         node = consumption.node
         if consumption.kind == "for":
-            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            sites = [site for site in map(self.model.site_of, self._loop_calls.get(node, [])) if site is not None]
             if not sites:
                 return False
             site = sites[0]
             outer = site.loops[: site.loops.index(node)] if node in site.loops else site.loops
             return not outer and not self.model.call_graph.loops_reaching(site.function)
-        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        site = self.model.site_of(node) if isinstance(node, cst.Call) else None
         if site is None or site.loops or self.model.call_graph.loops_reaching(site.function):
             return False
         if consumption.kind == "model":
@@ -443,7 +442,7 @@ class ConsumptionQueries:
         around = purpose_of_builder(enclosing)
         if around in (Purpose.EVALUATION, Purpose.INSPECTION):
             return around
-        return purpose_of_builder(_assigned_names(self._call_sites.get(call)) + enclosing)
+        return purpose_of_builder(_assigned_names(self.model.site_of(call)) + enclosing)
 
 
 def _reports(call: cst.Call, name: str) -> bool:

@@ -25,7 +25,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
-from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
@@ -72,7 +72,6 @@ class PipelineIntent:
     """``PipelineAnalysis``'s questions about what a pipeline is for (a part of it)."""
 
     model: ModuleModel
-    _call_sites: Dict[cst.Call, CallSite]
     _loop_calls: Dict[cst.CSTNode, List[cst.Call]]
 
     # ConsumptionQueries' and StatePredicates' (parts of PipelineAnalysis too)
@@ -144,9 +143,9 @@ class PipelineIntent:
         """The statement a consumer is (a ``for`` loop) or is in (a call), its function and the loops
         around it in that function, outermost first; None when the collector did not record it."""
         if isinstance(node, cst.Call):
-            site = self._call_sites.get(node)
+            site = self.model.site_of(node)
             return None if site is None else (site.statement, site.function, site.loops)
-        sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+        sites = [site for site in map(self.model.site_of, self._loop_calls.get(node, [])) if site is not None]
         if not sites or node not in sites[0].loops:
             return None
         site = sites[0]
@@ -210,9 +209,9 @@ class PipelineIntent:
     def _loops_around(self, node: cst.CSTNode) -> List[cst.CSTNode]:
         """The loops around a consumer (a loop, or a call such as `evaluate`): in its own function, and
         in this module's callers of it."""
-        site = self._call_sites.get(node) if isinstance(node, cst.Call) else None
+        site = self.model.site_of(node) if isinstance(node, cst.Call) else None
         if site is None:
-            sites = [self._call_sites[c] for c in self._loop_calls.get(node, []) if c in self._call_sites]
+            sites = [site for site in map(self.model.site_of, self._loop_calls.get(node, [])) if site is not None]
             if not sites:
                 return []
             site = sites[0]
