@@ -6,6 +6,7 @@ from typing import Iterable, List, Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.environments import is_environment_step
 from tflint_perf.analysis.tf_functions import TfFunctions
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
@@ -48,7 +49,8 @@ a function).
 
 Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
 they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
-of a known count of at most 10 (`for _ in range(10)`), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
+of a known count of at most 10 (`for _ in range(10)`), steps in a loop that also steps an environment
+(`env.step(action)`: a reinforcement-learning update, where the simulator dominates), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
 another function instead of called (`strategy.run(step, ...)`, a callback: what runs it is not
 visible), TensorFlow 1 code (`tensorflow.compat.v1`, `tf.enable_eager_execution()`), and test files.
 """
@@ -102,6 +104,13 @@ call), declares `global`, or when the function already has decorators or sits in
             _TF + "@tf.function\ndef train(dataset):\n    for x, y in dataset:\n        with tf.GradientTape() as tape:\n"
             "            loss = loss_fn(y, model(x))\n"
             "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
+        ),
+        # handson-ml2's policy gradients: the update interleaved with 50 CartPole environments stepped in Python.
+        Valid(
+            _TF + "import gym\nenvs = [gym.make('CartPole-v1') for _ in range(50)]\nfor iteration in range(5000):\n"
+            "    actions = choose(observations)\n    observations = [env.step(a)[0] for env, a in zip(envs, actions)]\n"
+            "    with tf.GradientTape() as tape:\n        loss = loss_fn(targets, model(observations))\n"
+            "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
         ),
         # An inline step in a loop of ten: a demo.
         Valid(
@@ -221,6 +230,8 @@ call), declares `global`, or when the function already has decorators or sits in
             reaching = loops.reaching(function, trains=True)
             if not reaching or all(loops.runs_few(loop) for loop in reaching):
                 continue
+            if _steps_environment(model, reaching):
+                continue
             message = (
                 f"`{function.name}` computes and applies gradients and is called from a loop, but is not a "
                 "`tf.function`: every op of every step runs eagerly, dispatched from Python; decorate it with "
@@ -252,6 +263,8 @@ call), declares `global`, or when the function already has decorators or sits in
                 continue
             if not any(loops.repeats_work(around, trains=True) and not loops.runs_few(around) for around in site.loops):
                 continue  # a WGAN's critic steps, `range(5)` inside the 3,000,000-step loop, run often
+            if _steps_environment(model, site.loops):
+                continue
             message = (
                 "This loop computes and applies gradients inline, and nothing compiles it: every op of every "
                 "step runs eagerly, dispatched from Python; move the step into a function decorated with "
@@ -282,6 +295,13 @@ call), declares `global`, or when the function already has decorators or sits in
             return None
         name, imports = spelling
         return FixPlan(UNSAFE, f"Decorate with `@{name}`", (NodeEdit(node, "before", f"@{name}\n{indent}"),), imports)
+
+
+def _steps_environment(model: ModuleModel, loops) -> bool:
+    """A loop around the step also steps an environment (`env.step(action)`): a policy's update
+    interleaved with a Python simulator, which dominates the iteration whatever compiles the step."""
+    step_loops = model.step_loops
+    return any(is_environment_step(model, site.node, site.function) for loop in loops for site in step_loops.calls_in(loop))
 
 
 def _method(site: CallSite) -> str:
