@@ -9,7 +9,7 @@ import pytest
 
 from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.loops import StepLoops
-from tflint_perf.analysis.rows import FEW, MANY, Rows
+from tflint_perf.analysis.rows import FEW, MANY, UNKNOWN, Rows
 
 _HEAD = (
     "import numpy as np\nfrom tensorflow.keras.models import Sequential\n"
@@ -88,10 +88,13 @@ _FOLD_LOOP = "{make}\nfor train, test in {cv}.split(x):\n    x_test = x[test]\n 
 @pytest.mark.parametrize(
     "make,cv,expected",
     [
-        # A whole fold (a fifth of x) or the 10% a bootstrap split holds out: many rows, not a sample.
-        ("kf = KFold(5, shuffle=True)", "kf", MANY),
-        ("boot = ShuffleSplit(n_splits=50, test_size=0.1)", "boot", MANY),
-        ("TEST = 0.2\nboot = StratifiedShuffleSplit(n_splits=100, test_size=TEST)", "boot", MANY),
+        # A whole fold (a fifth of x) or the 10% a bootstrap split holds out: never a sample, and no larger
+        # than x is known to be (here x's size is not written).
+        ("kf = KFold(5, shuffle=True)", "kf", UNKNOWN),
+        ("boot = ShuffleSplit(n_splits=50, test_size=0.1)", "boot", UNKNOWN),
+        ("TEST = 0.2\nboot = StratifiedShuffleSplit(n_splits=100, test_size=TEST)", "boot", UNKNOWN),
+        # A fold of an array evidently large is large.
+        ("x = np.zeros((100000, 8))\nkf = KFold(5)", "kf", MANY),
         # One row per fold, or a count of rows the source gives (or may give): as before, a sample.
         ("loo = LeaveOneOut()", "loo", FEW),
         ("boot = ShuffleSplit(n_splits=50, test_size=1)", "boot", FEW),
@@ -107,4 +110,4 @@ def test_an_array_indexed_by_a_folds_indices_is_a_whole_fold(make, cv, expected)
 def test_fold_indices_through_enumerate_and_an_index_from_elsewhere():
     source = ("kf = KFold(5)\nfor fold, (train_idx, val_idx) in enumerate(kf.split(x)):\n"
               "    model.predict(x[val_idx])\n    i = np.random.randint(len(x))\n    model.predict(x[i])\n")
-    assert sizes(source) == [MANY, FEW]
+    assert sizes(source) == [UNKNOWN, FEW]

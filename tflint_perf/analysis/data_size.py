@@ -32,7 +32,6 @@ from typing import FrozenSet, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
 TINY_DATA = 10_000  # numbers (40 KB of float32): a feed drawn from this much copies next to nothing
@@ -47,6 +46,9 @@ _KEEPS_DATA = frozenset({
     "sorted", "zip",
 })
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
+# What keeps an array's rows as rows (a gather's row count survives it; a reshape's does not).
+_KEEPS_ROWS = frozenset({"numpy.array", "numpy.asarray", "numpy.float32", "numpy.float64"})
+_KEEPS_ROWS_METHODS = frozenset({"astype", "copy"})
 # Constructors whose result's shape is one argument: its keyword and position.
 _SHAPE_ARGUMENT = {
     "numpy.random.normal": ("size", 2), "numpy.random.uniform": ("size", 2), "numpy.random.randint": ("size", 2),
@@ -86,7 +88,6 @@ _PLACEHOLDERS = frozenset({"tf.placeholder", "tf.compat.v1.placeholder"})
 class DataSizes:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
-        self._integers = ValueSources(model)
 
     def is_tiny(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
                 lambdas: Tuple[cst.Lambda, ...] = ()) -> bool:
@@ -146,21 +147,25 @@ class DataSizes:
             known *= size
         return known, open_dimensions
 
-    def _gathered_rows(self, expr: cst.BaseExpression, scope, place: Place, depth: int) -> Optional[int]:
+    def _gathered_rows(self, expr: cst.BaseExpression, scope, place: Place, depth: int,
+                       listed: bool = False) -> Optional[int]:
         """The rows a step's value takes from an in-memory array, when the gather says how many: a
         random index array of a written size, or a slice ``start:start + k``. Wrappers that keep the
-        rows (a one-element list, ``np.transpose``, ``reshape``) are looked through."""
+        rows (a one-element list, ``np.array``, ``astype``, ``np.transpose`` of a one-element list) are
+        looked through; a reshape, which may move numbers into rows, is not."""
         if depth > _MAX_DEPTH:
             return None
         again = lambda e: self._gathered_rows(e, scope, place, depth + 1)  # noqa: E731
         if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1:
-            return again(expr.elements[0].value)
+            return self._gathered_rows(expr.elements[0].value, scope, place, depth + 1, listed=True)
         if isinstance(expr, cst.Call):
             name = self.model.call_name(expr)
             positional = [a.value for a in expr.args if a.keyword is None and not a.star]
-            if name in _KEEPS_DATA and len(positional) == 1:
+            if name in _KEEPS_ROWS and len(positional) == 1:
                 return again(positional[0])
-            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _KEEPS_DATA_METHODS and not name:
+            if name == "numpy.transpose" and len(positional) == 1 and isinstance(positional[0], cst.List):
+                return again(positional[0])  # `np.transpose([y[idx]])`: k values as a column
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _KEEPS_ROWS_METHODS and not name:
                 return again(expr.func.value)
             return None
         if isinstance(expr, cst.Name):
@@ -174,12 +179,14 @@ class DataSizes:
             if isinstance(index, cst.Slice):
                 return self._slice_length(index)
             if isinstance(index, cst.Index):
-                return self._index_count(index.value, scope, place)
+                count = self._index_count(index.value, scope, place)
+                # One index drops the row's dimension: `[x[i]]` is one row, `x[i]` a row's own numbers.
+                return None if count is None or (count == 0 and not listed) else max(count, 1)
         return None
 
     def _index_count(self, index: cst.BaseExpression, scope, place: Place) -> Optional[int]:
         """How many indices a random index array holds: ``np.random.choice(n, size=25)``: 25;
-        ``np.random.choice(n)``: 1."""
+        ``np.random.choice(n)``: 0, a single index."""
         if isinstance(index, cst.Name):
             bindings = self.model.reaching(index.value, scope, place)
             if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
@@ -191,7 +198,7 @@ class DataSizes:
         if name not in ("numpy.random.choice", "numpy.random.randint"):
             return None
         shape = constructor_shape(index, name)
-        return self._product(shape) if shape is not None else 1  # no size: one index
+        return self._product(shape) if shape is not None else 0  # no size: one index, no row dimension
 
     def _slice_length(self, index: cst.Slice) -> Optional[int]:
         """``start:start + k`` takes ``k`` rows."""
@@ -281,8 +288,8 @@ class DataSizes:
         return product
 
     def _integer(self, expr: cst.BaseExpression) -> Optional[int]:
-        found = self._integers.integer(expr, None)
-        return found.value if found is not None else None
+        """A literal or a module constant: a flag's default (``FLAGS.batch_size``) may differ at run time."""
+        return self.model.step_loops.fixed_integer(expr)
 
 
 def _total(parts) -> Optional[int]:

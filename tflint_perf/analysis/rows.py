@@ -132,7 +132,10 @@ class Rows:
             if isinstance(expr.value, cst.Call) and self.model.call_name(expr.value) in _SHARDS:
                 return MANY  # np.array_split(x, n)[k]: one shard of many rows
             if isinstance(value, cst.Name) and self._cross_validation.holds_fold(value.value, scope, place, lambdas):
-                return MANY  # `x[test]`, `test` a fold's indices from `kf.split(x)`: a whole fold of x
+                # `x[test]`, `test` a fold's indices from `kf.split(x)`: a fraction of x, never one sample;
+                # as large as x is known to be, no more (a fold of an unknown table is not evidently large).
+                whole = again(expr.value)
+                return whole if whole == MANY else UNKNOWN
             return FEW  # one item of an array or a list: one sample
         if isinstance(first, cst.Slice):
             if first.lower is None and first.upper is None and first.step is None:

@@ -379,6 +379,25 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "sess = tf.Session()\nfor index in range(100000):\n    centers, targets = next(batch_gen)\n"
             "    sess.run([loss, optimizer], feed_dict={center_words: centers, target_words: targets})\n"
         ),
+        # A reshape may move a row's numbers into rows: 128 images of 784 fed as 100,352 rows of one.
+        Invalid(
+            _TF1 + "import numpy as np\nx_train = np.load('x.npy')\nx = tf.placeholder(tf.float32, [None, 1])\n"
+            "sess = tf.Session()\nfor i in range(0, len(x_train), 128):\n"
+            "    sess.run(train_op, feed_dict={x: x_train[i:i + 128].reshape(-1, 1)})\n"
+        ),
+        # One index drops the row dimension: one whole point cloud a step, not three numbers.
+        Invalid(
+            _TF1 + "import numpy as np\nclouds = np.load('clouds.npy')\npoints = tf.placeholder(tf.float32, [None, 3])\n"
+            "sess = tf.Session()\nfor step in range(10000):\n"
+            "    sess.run(train_op, feed_dict={points: clouds[np.random.choice(len(clouds))]})\n"
+        ),
+        # A batch size from a flag may be anything at run time.
+        Invalid(
+            _TF1 + "import numpy as np\nx_vals = np.loadtxt('table.csv')\nx_data = tf.placeholder(tf.float32, [None, 100])\n"
+            "flags.DEFINE_integer('batch_size', 32, 'batch size')\nFLAGS = flags.FLAGS\nsess = tf.Session()\n"
+            "for i in range(5000):\n    rand_index = np.random.choice(len(x_vals), FLAGS.batch_size)\n"
+            "    sess.run(train_step, feed_dict={x_data: x_vals[rand_index]})\n"
+        ),
         # The rows gathered are not counted when the index array's size is not written.
         Invalid(
             _TF1 + "import numpy as np\nx_vals = np.loadtxt('table.csv')\n"

@@ -168,6 +168,12 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         ),
     )
     invalid = (
+        # Five folds per call, called for six learning rates: 30 models.
+        Invalid(
+            _KERAS + _BUILD + "from sklearn.model_selection import KFold\n\ndef run_cv(lr):\n"
+            "    for train, test in KFold(5).split(x):\n        model = build(32)\n        model.fit(x[train], y[train])\n\n"
+            "for lr in (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4):\n    run_cv(lr)\n"
+        ),
         Invalid(_TF + "for batch in dataset:\n    loss = tf.function(compute_loss)(batch)\n"),
         # Bound in the loop and called.
         Invalid(
@@ -338,7 +344,9 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             if site.loops:
                 # The iterations of the whole nest count: a grid of 6 learning rates x 3 widths builds
                 # 18 models, though neither loop alone is long.
-                if not loops.nest_repeats_work(site.loops) or _few_models(loops, site.loops):
+                callers = tuple(model.call_graph.loops_reaching(site.function)) if site.function is not None else ()
+                # Loops that call the function count too: 5 folds per learning rate, over 6 rates, is 30.
+                if not loops.nest_repeats_work(site.loops) or _few_models(loops, tuple(site.loops) + callers):
                     continue
                 loop = site.loops[-1]
                 around = loops.calls_in(loop)

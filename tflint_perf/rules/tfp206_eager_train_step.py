@@ -112,6 +112,21 @@ call), declares `global`, or when the function already has decorators or sits in
             "    with tf.GradientTape() as tape:\n        loss = loss_fn(targets, model(observations))\n"
             "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
         ),
+        # A PPO update's minibatch loop, called from the episode loop that steps the environment.
+        Valid(
+            _TF + "import gym\nenv = gym.make('CartPole-v1')\n\ndef update(batch):\n    for minibatch in batch.split(8):\n"
+            "        with tf.GradientTape() as tape:\n            loss = ppo_loss(minibatch)\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n\n"
+            "for episode in range(10000):\n    obs, reward, done, info = env.step(act(obs))\n    update(buffer)\n"
+        ),
+        # A WGAN's train_step with an inline critic loop, on a base model class from another module.
+        Valid(
+            _TF + "from gans import BaseGAN\n\nclass WGAN(BaseGAN):\n    def train_step(self, data):\n"
+            "        for i in range(self.d_steps):\n            with tf.GradientTape() as tape:\n"
+            "                d_loss = self.d_loss(data)\n"
+            "            self.d_optimizer.apply_gradients(zip(tape.gradient(d_loss, self.d.trainable_variables), "
+            "self.d.trainable_variables))\n        return {'d_loss': d_loss}\n"
+        ),
         # An inline step in a loop of ten: a demo.
         Valid(
             _TF + "for _ in range(10):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
@@ -217,16 +232,10 @@ call), declares `global`, or when the function already has decorators or sits in
         candidates = [f for f in model.functions if _is_train_step(model, f)]
         functions = TfFunctions(model)
         loops = model.step_loops
-        hot = model.hot_paths
         reported = set()
         for function in candidates:
-            if functions.is_tf_function(function) or hot.context_of(function) is not None:
+            if _compiled_or_handed_on(model, functions, function):
                 continue
-            if _passed_as_value(model, function):
-                continue
-            if function.is_method and function.name == "train_step" and function.class_info is not None \
-                    and function.class_info.node.bases:
-                continue  # a Keras Model subclass the analysis cannot resolve (its base comes from elsewhere)
             reaching = loops.reaching(function, trains=True)
             if not reaching or all(loops.runs_few(loop) for loop in reaching):
                 continue
@@ -258,13 +267,13 @@ call), declares `global`, or when the function already has decorators or sits in
             function = site.function
             if function in reported_functions:
                 continue  # reported as a whole: decorating it compiles this loop too
-            if function is not None and (functions.is_tf_function(function)
-                                         or model.hot_paths.context_of(function) is not None):
+            if function is not None and _compiled_or_handed_on(model, functions, function):
                 continue
             if not any(loops.repeats_work(around, trains=True) and not loops.runs_few(around) for around in site.loops):
                 continue  # a WGAN's critic steps, `range(5)` inside the 3,000,000-step loop, run often
-            if _steps_environment(model, site.loops):
-                continue
+            callers = tuple(model.call_graph.loops_reaching(function)) if function is not None else ()
+            if _steps_environment(model, tuple(site.loops) + callers):
+                continue  # a PPO update's minibatch loop, called from the episode loop that steps the environment
             message = (
                 "This loop computes and applies gradients inline, and nothing compiles it: every op of every "
                 "step runs eagerly, dispatched from Python; move the step into a function decorated with "
@@ -295,6 +304,18 @@ call), declares `global`, or when the function already has decorators or sits in
             return None
         name, imports = spelling
         return FixPlan(UNSAFE, f"Decorate with `@{name}`", (NodeEdit(node, "before", f"@{name}\n{indent}"),), imports)
+
+
+def _compiled_or_handed_on(model: ModuleModel, functions: TfFunctions, function: FunctionInfo) -> bool:
+    """What compiles a step's function, or hands it to what may: a ``tf.function`` (itself or a caller),
+    ``strategy.run(step, ...)``, or a ``train_step`` of a model subclass whose base the analysis cannot
+    resolve (a Keras ``Model`` from another module, which Keras compiles)."""
+    if functions.is_tf_function(function) or model.hot_paths.context_of(function) is not None:
+        return True
+    if _passed_as_value(model, function):
+        return True
+    return (function.is_method and function.name == "train_step" and function.class_info is not None
+            and bool(function.class_info.node.bases))
 
 
 def _steps_environment(model: ModuleModel, loops) -> bool:

@@ -28,8 +28,7 @@ import libcst as cst
 from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.sessions import RunPurposes, Sessions
+from tflint_perf.analysis.sessions import RunPurposes, Sessions, run_fetches
 
 # `it.next()` (TF2 iterators keep the Python 2 spelling), `it.get_next()`, `it.__next__()`.
 _READ_METHODS = frozenset({"next", "get_next", "__next__"})
@@ -108,7 +107,7 @@ class IteratorReads:
         purposes = RunPurposes(self.model)
         return any(
             site.loops and site.node.func.attr.value == "run"  # type: ignore[union-attr]
-            and purposes.purpose(site, _fetches(site.node)) is Purpose.TRAINING
+            and purposes.purpose(site, run_fetches(site.node)) is Purpose.TRAINING
             for site in self._runs
         )
 
@@ -169,11 +168,6 @@ def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
         target = small.targets[0].target
         return target.value if isinstance(target, cst.Name) else None
     return None
-
-
-def _fetches(run: cst.Call) -> Optional[cst.BaseExpression]:
-    fetches = argument(run, "fetches", 0)
-    return fetches.value if fetches is not None else None
 
 
 def _appends(statement: cst.BaseStatement) -> bool:
