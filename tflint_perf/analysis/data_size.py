@@ -27,11 +27,11 @@ A few thousand numbers gathered per step cost microseconds whatever the dataset'
 
 from __future__ import annotations
 
-from typing import FrozenSet, Optional, Tuple
+from typing import Callable, FrozenSet, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
 TINY_DATA = 10_000  # numbers (40 KB of float32): a feed drawn from this much copies next to nothing
@@ -73,6 +73,27 @@ def constructor_shape(call: cst.Call, name: str) -> Optional[cst.BaseExpression]
     keyword, index = _SHAPE_ARGUMENT[name]
     found = argument(call, keyword, index)
     return found.value if found is not None else None
+
+
+def slice_length(piece: cst.Slice, code: Callable[[cst.CSTNode], str],
+                 integer: Callable[[cst.BaseExpression], Optional[int]]) -> Optional[int]:
+    """The rows a slice takes, when it says: ``a:a + k`` (k), ``i * k:(i + 1) * k`` (k), ``:k`` (k).
+    ``code`` renders a node (to compare bounds), ``integer`` is the caller's reading of a count."""
+    lower, upper = piece.lower, piece.upper
+    if piece.step is not None or upper is None:
+        return None
+    if lower is None:
+        return integer(upper)
+    if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and code(upper.left) == code(lower):
+        return integer(upper.right)
+    if (isinstance(lower, cst.BinaryOperation) and isinstance(upper, cst.BinaryOperation)
+            and isinstance(lower.operator, cst.Multiply) and isinstance(upper.operator, cst.Multiply)
+            and code(lower.right) == code(upper.right)):
+        step = upper.left  # `(i + 1)` in `(i + 1) * k`, written in parentheses
+        if isinstance(step, cst.BinaryOperation) and isinstance(step.operator, cst.Add) \
+                and code(step.left) == code(lower.left) and int_literal(step.right) == 1:
+            return integer(lower.right)
+    return None
 
 
 # scikit-learn's bundled datasets: rows x (features + target).
@@ -177,7 +198,7 @@ class DataSizes:
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
             index = expr.slice[0].slice
             if isinstance(index, cst.Slice):
-                return self._slice_length(index)
+                return slice_length(index, self.model.module.code_for_node, self._integer)
             if isinstance(index, cst.Index):
                 count = self._index_count(index.value, scope, place)
                 # One index drops the row's dimension: `[x[i]]` is one row, `x[i]` a row's own numbers.
@@ -199,15 +220,6 @@ class DataSizes:
             return None
         shape = constructor_shape(index, name)
         return self._product(shape) if shape is not None else 0  # no size: one index, no row dimension
-
-    def _slice_length(self, index: cst.Slice) -> Optional[int]:
-        """``start:start + k`` takes ``k`` rows."""
-        upper = index.upper
-        if index.step is not None or index.lower is None or not isinstance(upper, cst.BinaryOperation):
-            return None
-        if not isinstance(upper.operator, cst.Add) or not index.lower.deep_equals(upper.left):
-            return None
-        return self._integer(upper.right)
 
     def _numbers(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
                  lambdas: Tuple[cst.Lambda, ...], depth: int, resolving: FrozenSet[int]) -> Optional[int]:

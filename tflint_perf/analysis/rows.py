@@ -35,7 +35,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args, int_literal
 from tflint_perf.analysis.cross_validation import CrossValidation
-from tflint_perf.analysis.data_size import constructor_shape
+from tflint_perf.analysis.data_size import constructor_shape, slice_length
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -148,25 +148,8 @@ class Rows:
         return UNKNOWN
 
     def _span(self, piece: cst.Slice, scope: Optional[FunctionInfo]) -> Optional[int]:
-        """The rows a slice takes: ``a:a + k`` (k), ``i * k:(i + 1) * k`` (k), ``:k`` (k)."""
-        if piece.step is not None:
-            return None
-        lower, upper = piece.lower, piece.upper
-        if upper is None:
-            return None
-        if lower is None:
-            return self._integer(upper, scope)
-        code = self.model.module.code_for_node
-        if isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) and code(upper.left) == code(lower):
-            return self._integer(upper.right, scope)
-        if (isinstance(lower, cst.BinaryOperation) and isinstance(upper, cst.BinaryOperation)
-                and isinstance(lower.operator, cst.Multiply) and isinstance(upper.operator, cst.Multiply)
-                and code(lower.right) == code(upper.right)):
-            step = upper.left  # `(i + 1)` in `(i + 1) * k`, written in parentheses
-            if isinstance(step, cst.BinaryOperation) and isinstance(step.operator, cst.Add) \
-                    and code(step.left) == code(lower.left) and int_literal(step.right) == 1:
-                return self._integer(lower.right, scope)
-        return None
+        """The rows a slice takes (``a:a + k``, ``i * k:(i + 1) * k``, ``:k``), its count read in ``scope``."""
+        return slice_length(piece, self.model.module.code_for_node, lambda expr: self._integer(expr, scope))
 
     def _integer(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[int]:
         value = int_literal(expr)
