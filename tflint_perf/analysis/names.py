@@ -63,7 +63,7 @@ _MOVED_PREFIXES = (
 # Roots whose names are worth resolving at all; anything else resolves to None.
 TRACKED_ROOTS = (
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm", "gym", "gymnasium",
-    "sklearn",
+    "sklearn", "scipy",
 )
 # The roots that make a module TensorFlow code; the others are resolved only to help the analysis.
 FRAMEWORK_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets"})

@@ -127,6 +127,11 @@ call), declares `global`, or when the function already has decorators or sits in
             "            self.d_optimizer.apply_gradients(zip(tape.gradient(d_loss, self.d.trainable_variables), "
             "self.d.trainable_variables))\n        return {'d_loss': d_loss}\n"
         ),
+        # A tape for a gradient check beside SciPy's minimize: no optimizer applies anything.
+        Valid(
+            _TF + "from scipy import optimize\nfor trial in range(1000):\n    with tf.GradientTape() as tape:\n"
+            "        y = f(x)\n    g = tape.gradient(y, x)\n    result = optimize.minimize(objective, x0)\n"
+        ),
         # An inline step in a loop of ten: a demo.
         Valid(
             _TF + "for _ in range(10):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
@@ -262,7 +267,7 @@ call), declares `global`, or when the function already has decorators or sits in
             if loop in reported:
                 continue
             body = loops.calls_in(loop)
-            if not any(_method(s) in _UPDATES for s in body) or any(_method(s) in _KERAS_LOOPS for s in body):
+            if not any(_updates(model, s) for s in body) or any(_method(s) in _KERAS_LOOPS for s in body):
                 continue
             function = site.function
             if function in reported_functions:
@@ -325,6 +330,11 @@ def _steps_environment(model: ModuleModel, loops) -> bool:
     return any(is_environment_step(model, site.node, site.function) for loop in loops for site in step_loops.calls_in(loop))
 
 
+def _updates(model: ModuleModel, site: CallSite) -> bool:
+    """``optimizer.apply_gradients(...)`` or ``optimizer.minimize(...)``; not SciPy's ``minimize``."""
+    return _method(site) in _UPDATES and not (model.call_name(site.node) or "").startswith("scipy.")
+
+
 def _method(site: CallSite) -> str:
     func = site.node.func
     return func.attr.value if isinstance(func, cst.Attribute) else ""
@@ -342,11 +352,11 @@ def _tf1(model: ModuleModel) -> bool:
 def _is_train_step(model: ModuleModel, function: FunctionInfo) -> bool:
     tape = update = False
     for site in model.calls_in(function):
-        if isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _KERAS_LOOPS:
+        if _method(site) in _KERAS_LOOPS:
             return False  # `model.predict(...)` inside: the step cannot run as a graph as it stands
         if model.call_name(site.node) == "tf.GradientTape":
             tape = True
-        elif isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in _UPDATES:
+        elif _updates(model, site):
             update = True
     return tape and update
 
