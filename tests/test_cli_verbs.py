@@ -109,7 +109,7 @@ def test_show_settings_shows_the_effective_configuration_and_what_was_inferred(p
     assert "config file: pyproject.toml" in out or f"config file: {project / 'pyproject.toml'}" in out
     selected = next(line for line in out.splitlines() if line.startswith("selected rules: "))
     codes = selected.split(": ", 1)[1].split(", ")
-    assert {"TFP101", "TFP102", "TFP103", "TFP104", "TFP301", "TFP302"} <= set(codes)
+    assert {"TFP101", "TFP102", "TFP103", "TFP104", "TFP301"} <= set(codes) and "TFP302" not in codes
     assert not any(code.startswith("TFP2") for code in codes)
     assert "option min-width: 128 (configured)" in out and "option alignment: 0 (default)" in out
     assert "extend-exclude: gen" in out and "unsafe-fixes: false" in out
@@ -417,11 +417,11 @@ def test_show_settings_says_which_rules_are_on_by_default_and_which_opt_in_rules
     default = lines()
     on = default["rules on by default"].split(", ")
     assert "TFP101" in on and "TFP401" not in on and "TFP402" not in on and "TFP209" not in on
-    assert default["rules off by default (opt-in)"] == "TFP209 (off), TFP401 (off), TFP402 (off)"
+    assert default["rules off by default (opt-in)"] == "TFP209 (off), TFP302 (off), TFP401 (off), TFP402 (off)"
     assert "TFP401" not in default["selected rules"].split(", ")
     # The deprecation group, opted into as ruff users opt into pyupgrade.
     chosen = lines("--extend-select", "TFP4")
-    assert chosen["rules off by default (opt-in)"] == "TFP209 (off), TFP401 (selected), TFP402 (selected)"
+    assert chosen["rules off by default (opt-in)"] == "TFP209 (off), TFP302 (off), TFP401 (selected), TFP402 (selected)"
     assert {"TFP401", "TFP402", "TFP101"} <= set(chosen["selected rules"].split(", "))
 
 

@@ -375,6 +375,7 @@ def test_verify_reports_elements_that_differ(tmp_path, tensorflow):
         import numpy as np
         import tensorflow as tf
 
+        tf.keras.mixed_precision.set_global_policy("mixed_float16")
         DATA = np.arange(2000, dtype=np.float32)
 
 
@@ -386,6 +387,7 @@ def test_verify_reports_elements_that_differ(tmp_path, tensorflow):
             model.fit(make(), epochs=3)
         """
     ))
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-perf]\nextend-select = ["TFP302"]\n')  # opt-in
     result = harness("verify", "pipeline.py::make", "--steps", "3", "--step-ms", "0", "--repeats", "1",
                      "--budget", "0", "--unsafe-fixes", cwd=tmp_path)
     assert result.returncode == 1, result.stderr[-3000:]

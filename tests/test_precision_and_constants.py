@@ -6,6 +6,7 @@ import textwrap
 import pytest
 
 from tests.conftest import fix, lint
+from tflint_perf.checking.config import Settings
 
 MIXED = "from tensorflow.keras import mixed_precision\nmixed_precision.set_global_policy('mixed_float16')\n"
 
@@ -17,8 +18,8 @@ def findings(source, codes=("TFP301", "TFP302")):
 @pytest.mark.parametrize(
     "setup, width, reported, assumed",
     [
-        ("", 100, False, None),  # float32: TF32 wants multiples of 4
-        ("", 250, True, "float32"),
+        ("", 100, False, None),
+        ("", 250, False, None),  # float32 says nothing about the GPU: only a configured alignment reports it
         (MIXED, 100, True, "float16"),
         ("from tensorflow import keras\nkeras.mixed_precision.set_global_policy('mixed_bfloat16')\n", 100, True, "bfloat16"),
         ("import tensorflow as tf\ntf.keras.mixed_precision.experimental.set_policy('mixed_float16')\n", 100, True, "float16"),
@@ -155,3 +156,18 @@ def test_a_stateful_rnn_is_skipped_only_at_batch_one():
     layer = "from tensorflow import keras\nrnn = keras.layers.LSTM(1020, stateful=True, batch_input_shape=[{}, None, 64])\n"
     assert findings(MIXED + layer.format(1), ["TFP301"]) == []
     assert [code for code, _ in findings(MIXED + layer.format(64), ["TFP301"])] == ["TFP301"]
+
+
+def test_float32_code_is_checked_only_when_the_user_states_tf32_hardware():
+    # float32 says nothing about the GPU (TF32 tensor cores only from Ampere on), so the default is
+    # silent; `alignment = 4` is the user saying the code runs on TF32 tensor cores.
+    source = (
+        "import tensorflow as tf\nfrom tensorflow import keras\n"
+        "model = keras.Sequential([keras.layers.Dense(250, activation='relu'), keras.layers.Dense(10)])\n"
+        "model.fit(x, y, batch_size=90, epochs=5)\n"
+    )
+    assert lint(source, ["TFP301", "TFP302"], filename="train.py") == []
+    tf32 = Settings(options={"alignment": 4})
+    found = lint(source, ["TFP301", "TFP302"], filename="train.py", settings=tf32)
+    assert sorted((d.code, d.message.rsplit(" ", 1)[-1]) for d in found) == [("TFP301", "252"), ("TFP302", "92")]
+    assert all("configured alignment" in d.message for d in found)

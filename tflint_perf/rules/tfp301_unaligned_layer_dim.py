@@ -15,16 +15,19 @@ _MIXED = _KERAS + "keras.mixed_precision.set_global_policy('mixed_float16')\n"
 class UnalignedLayerDim(Rule):
     code = "TFP301"
     name = "unaligned-layer-dim"
-    summary = "Hidden layer width is not a multiple of 8 (16-bit) or 4 (float32), so tensor cores run it less efficiently"
+    summary = "Hidden layer width under mixed precision is not a multiple of 8, so tensor cores run it less efficiently"
     fix_availability = "always"
     options = ALIGNMENT_OPTIONS
 
     what_it_does = """
 Checks Keras layers whose width is an integer literal that is not a multiple of the alignment.
 The alignment follows the module's precision: 8 under a `mixed_float16` / `mixed_bfloat16` policy
-(or `dtype="float16"` layers, or the mixed-precision graph rewrite), 4 in float32 (TF32 tensor
-cores); the message names what it assumed. Modules that use a TPU (`TPUStrategy`,
-`TPUClusterResolver`, `TPUEstimator`) or TensorFlow Decision Forests get no finding. The width that
+(or `dtype="float16"` layers, or the mixed-precision graph rewrite); the message names what it
+assumed. float32 code gets no finding unless `alignment` is set (4 for TF32 tensor cores): float32
+says nothing about the GPU (TF32 tensor cores exist from Ampere on; a T4 or a V100 runs float32
+without them), while a mixed-precision policy is the code's own statement that it targets tensor
+cores. Modules that use a TPU (`TPUStrategy`, `TPUClusterResolver`, `TPUEstimator`) or TensorFlow
+Decision Forests get no finding. The width that
 counts, per layer:
 
 | layer | argument |
@@ -55,6 +58,15 @@ is not a multiple of the tile, cuBLAS and cuDNN pad it or fall back to slower ke
 mixed-precision guide: "Tensor Cores requires certain dimensions of tensors to be a multiple
 of 8". On CPUs, TPUs (which want multiples of 128) and in plain float32 without TF32, the
 alignment makes no reliable difference: set `alignment` for your hardware or disable the rule.
+
+Measured on an NVIDIA H200 (CUDA 13, cuDNN 9.19, through PyTorch, which calls the same cuBLAS and
+cuDNN kernels as TensorFlow; `benchmarks/tensor_core_alignment.py`, kernel time per training step,
+two runs agreeing within 0.05 except where a range is given): a Dense layer's three training GEMMs
+at 500 units against 504, batch 32 to 128, run 1.5-1.7x longer in float16 or bfloat16; at 4,090
+units against 4,096 (batch 256) 2.2x; an LSTM of 150 or 500 units against 152 or 504, 1.3-1.6x;
+a Conv2D of 100 or 250 filters against 104 or 256, 1.2-2.1x. In float32 with TF32 a Dense layer
+of 150 or 4,090 units ran 1.2x and 1.8x longer than one of 152 or 4,092, but in absolute terms
+the small layer saves 3 microseconds a step; with TF32 off alignment made no difference (0.97-1.00x).
 """
     example = """
 from tensorflow import keras
@@ -111,8 +123,9 @@ count) is not checked: it comes from the data, not from a literal in the layer.
         Valid(
             _MIXED + "z = keras.Input(shape=(128,))\nx = keras.layers.Dense(2450)(z)\nx = keras.layers.Reshape((7, 7, 50))(x)\n"
         ),
-        # float32 (TF32 tensor cores) wants multiples of 4: 100 is aligned.
-        Valid(_KERAS + "model = keras.Sequential([keras.layers.Dense(100, activation='relu'), keras.layers.Dense(10)])\n"),
+        # float32 says nothing about the GPU (TF32 tensor cores only from Ampere on): no finding
+        # unless `alignment` is set (the test file sets it).
+        Valid(_KERAS + "model = keras.Sequential([keras.layers.Dense(250, activation='relu'), keras.layers.Dense(10)])\n"),
         # TPU code pads to its own tiles: no GPU alignment finding.
         Valid(
             _MIXED + "strategy = tf.distribute.TPUStrategy(resolver)\nwith strategy.scope():\n"
@@ -191,12 +204,6 @@ count) is not checked: it comes from the data, not from a literal in the layer.
             count=2,
             fixed=_MIXED + "attention = keras.layers.MultiHeadAttention(num_heads=4, key_dim=104)\n"
             "projection = keras.layers.EinsumDense('abc,cd->abd', output_shape=(None, 104))\n",
-            unsafe=True,
-        ),
-        # float32 (TF32): multiples of 4; the message says which precision it assumed.
-        Invalid(
-            _KERAS + "model = keras.Sequential([keras.layers.Dense(250, activation='relu'), keras.layers.Dense(10)])\n",
-            fixed=_KERAS + "model = keras.Sequential([keras.layers.Dense(252, activation='relu'), keras.layers.Dense(10)])\n",
             unsafe=True,
         ),
     )
