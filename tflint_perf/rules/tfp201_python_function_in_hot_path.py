@@ -72,9 +72,13 @@ element or every step:
 
 One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
 summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`), maps
-whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`: the
-Python runs once per element in the whole run, not on every epoch),
-`tf.function`s called only from top-level statements outside loops, element maps (`tf.map_fn`) in
+whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`, also
+after a `Dataset.zip` of tokenised sources and targets: the Python runs once per element in the
+whole run, not on every epoch), maps in the inference branch of a mode switch (`if mode !=
+'infer': ... else: ds.map(...)`), pipelines a module builds and never reads (a notebook's unused
+`val_dataset`),
+`tf.function`s called only from top-level statements outside loops (a guide's `f(1)`, though
+other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """

@@ -57,7 +57,8 @@ factories that return the new function; models kept after the loop (`ensemble.ap
 they stay in memory whatever the session holds); loops of at most 4 iterations in all, counting the
 whole nest (`for opt in ("adam", "sgd")`, `range(k)` with `k = 4` a module constant, 2 optimizers x 2
 widths); models built at most 10 times in all, as the loops' counts show (k-fold validation over
-scikit-learn's `KFold(5).split(x)`, `range(10)` trials, 2 optimizers x 5 folds: so few small models
+scikit-learn's `KFold(5).split(x)`, `range(10)` trials, 2 optimizers x 5 folds, a notebook's
+`for name in optimizers_examples:` over a module-level dict of seven: so few small models
 leave little global state; but 6 learning rates x 3 widths is 18 models, and a bootstrap over
 `ShuffleSplit(n_splits=50)` 50); loops that look at a few samples; a loop that builds each model in a
 fresh `tf.Graph()`; test files.
