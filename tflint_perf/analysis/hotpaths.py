@@ -37,6 +37,7 @@ from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
+from tflint_perf.analysis.mode_branches import branch_purpose
 from tflint_perf.analysis.pipelines.values import maximal
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders
@@ -129,7 +130,12 @@ class HotPaths:
             target = resolve(arg.value, pipelines.scope_of(op.call)) if arg is not None else None
             if target is not None:
                 description = f"a function passed to `Dataset.{op.name}`"
-                self._add_root(target, HotContext("dataset", description, target, True, _consumed_for(pipelines, op.call, states)))
+                purpose = _consumed_for(pipelines, op.call, states)
+                site = model.site_of(op.call)
+                if purpose is Purpose.UNKNOWN and site is not None:
+                    # `if mode != 'infer': <training pipeline> else: <this map>`: one pass over the inputs.
+                    purpose = branch_purpose(site, model.module)
+                self._add_root(target, HotContext("dataset", description, target, True, purpose))
         for function in model.functions:
             if tf_function_decorator(model, function) is not None:
                 purpose = Purpose.ONE_OFF if self._only_called_at_top_level(function) else Purpose.UNKNOWN
@@ -253,9 +259,13 @@ class HotPaths:
             return False
         if model.session is not None and model.session.importers(model, [function.name]):
             return False
-        if self._name_counts is None:
-            self._name_counts = Counter(node.value for node in nodes_within(model.module, cst.Name))
-        return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
+        span = _binding_span(model.module, function)
+        if span is None:
+            if self._name_counts is None:
+                self._name_counts = Counter(node.value for node in nodes_within(model.module, cst.Name))
+            return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
+        # A notebook that defines `f` again in a later cell: only the uses before that count.
+        return sum(_uses_of(statement, function.name) for statement in span) == len(callers) + 1  # calls and `def`
 
     def _is_python_callback(self, function: FunctionInfo) -> bool:
         model = function.model or self.model
@@ -268,9 +278,53 @@ class HotPaths:
         return derives_from(self.model, cls, lambda name: name in _KERAS_BASES or name.startswith("keras.layers."))
 
 
+def _binding_span(module: cst.Module, function: FunctionInfo) -> Optional[List[cst.BaseStatement]]:
+    """The top-level statements from a module-level `def` up to the next that binds its name again
+    (a guide's next `@tf.function def f`); None when nothing rebinds it."""
+    body = list(module.body)
+    if function.node not in body:
+        return None
+    start = body.index(function.node)
+    for index in range(start + 1, len(body)):
+        if _rebinds(body[index], function.name):
+            return body[start:index]
+    return None
+
+
+def _uses_of(node: cst.CSTNode, name: str) -> int:
+    """How often ``name`` is written in a tree, leaving out functions whose parameter it is
+    (`def measure_graph_size(f, *args)` in the same guide names another `f`)."""
+    count = 0
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name:
+            count += 1
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            params = current.params
+            if name in [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]:
+                continue
+        stack.extend(current.children)
+    return count
+
+
+def _rebinds(statement: cst.BaseStatement, name: str) -> bool:
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return statement.name.value == name
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and any(
+                isinstance(target.target, cst.Name) and target.target.value == name for target in small.targets
+            ):
+                return True
+    return False
+
+
 def _outranks(context: HotContext, earlier: HotContext) -> bool:
     """A root found again where its work may matter, after a use that only previews or runs once."""
     quiet = (Purpose.INSPECTION, Purpose.ONE_OFF)
+    if earlier.purpose is Purpose.EVALUATION:  # mapped in a mode switch's inference branch and in its training one
+        return context.purpose in (Purpose.UNKNOWN, Purpose.TRAINING)
     return earlier.purpose in quiet and context.purpose not in quiet
 
 
@@ -284,6 +338,10 @@ def _consumed_for(pipelines, call: cst.Call, states) -> Purpose:
     if whole and all(pipelines.cached_after(state, call) for state in whole):
         return Purpose.ONE_OFF
     purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
+    if not purposes and whole and pipelines.consumptions and all(pipelines.never_read(state) for state in whole):
+        # The module shows where its pipelines are read, and this one is read nowhere (a notebook's
+        # `val_dataset` built and never used): the root runs no more than once.
+        return Purpose.ONE_OFF
     if not purposes or not purposes <= {Purpose.INSPECTION, Purpose.ONE_OFF}:
         return Purpose.UNKNOWN  # no consumer in sight, or one that trains, evaluates or says nothing
     return Purpose.INSPECTION if Purpose.INSPECTION in purposes else Purpose.ONE_OFF

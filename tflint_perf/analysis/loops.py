@@ -113,6 +113,19 @@ def _literal_range(loop: LoopNode, limit: int) -> bool:
     )
 
 
+# Methods that change a list, set or dict's length.
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "setdefault",
+                       "discard", "popitem"})
+
+
+def _literal_length(literal: cst.BaseExpression) -> Optional[int]:
+    """The number of elements of a literal list, tuple, set or dict; None with `*xs` / `**d` inside."""
+    elements = literal.elements if isinstance(literal, (cst.List, cst.Tuple, cst.Set, cst.Dict)) else ()
+    if any(isinstance(element, (cst.StarredElement, cst.StarredDictElement)) for element in elements):
+        return None
+    return len(elements)
+
+
 def _iterated(loop: LoopNode) -> Optional[cst.BaseExpression]:
     if not isinstance(loop, cst.For):
         return None
@@ -176,10 +189,35 @@ class StepLoops:
         """How many times a loop runs when its source shows it: a literal tuple or list, or a
         ``range`` of literals or module constants (``count``); None otherwise."""
         if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)):
-            if any(isinstance(element, cst.StarredElement) for element in loop.iter.elements):
-                return None
-            return len(loop.iter.elements)
+            return _literal_length(loop.iter)
+        if isinstance(loop, cst.For):
+            literal = self._module_collection(loop.iter)
+            if literal is not None:
+                return _literal_length(literal)
         return self.count(loop)
+
+    def _module_collection(self, iterated: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The literal list, tuple, set or dict a loop iterates through a module name bound once and
+        never changed (`for name in optimizers_examples:` / `configurations.items()`, with
+        `optimizers_examples = {'sgd': SGD(), ...}`): a notebook's handful of configurations."""
+        if (isinstance(iterated, cst.Call) and not iterated.args and isinstance(iterated.func, cst.Attribute)
+                and iterated.func.attr.value in ("items", "keys", "values")):
+            iterated = iterated.func.value
+        if not isinstance(iterated, cst.Name):
+            return None
+        name = iterated.value
+        bindings = [b for scope in self.model.bindings.values() for b in scope.get(name, [])]
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].scope is not None:
+            return None  # bound again, item-assigned or a local: the count may change
+        value = bindings[0].value
+        if not isinstance(value, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+            return None
+        for site in self.model.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
+                    and func.attr.value in _MUTATORS:
+                return None  # `configs.append(...)`: grown at run time
+        return value
 
     def runs_few(self, loop: LoopNode) -> bool:
         """A loop of a known count of at most ``FEW_CALLS`` iterations."""

@@ -38,6 +38,21 @@ def literal_value(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _config_lookup(call: cst.Call) -> bool:
+    """``params.get('iter_size', 1)``: a setting read by name from a configuration dict, with a number
+    or boolean as its default, is a Python number or boolean like its default."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "get" or len(call.args) != 2:
+        return False
+    key, default = call.args
+    if key.keyword is not None or key.star or default.star or not isinstance(key.value, cst.SimpleString):
+        return False
+    value = default.value
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
+    return literal_value(value) and not isinstance(value, (cst.SimpleString, cst.ConcatenatedString))
+
+
 def combine(kinds: Iterable[str]) -> str:
     """All Python: Python. Any unknown: unknown. Otherwise (tensors, maybe with Python): tensor."""
     kinds = list(kinds)
@@ -99,6 +114,8 @@ class ValueKinds:
             if isinstance(expr.func, cst.Name) and expr.func.value in _SCALAR_BUILTINS:
                 if self.model.lookup_function(expr.func.value, scope) is None:
                     return PYTHON
+            if _config_lookup(expr):
+                return PYTHON
             return UNKNOWN
         return UNKNOWN
 

@@ -134,6 +134,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "lr = 0.01\nwith tf.Session() as sess:\n    for step in range(1000):\n"
             "        sess.run(train_op, feed_dict={learning_rate: lr, keep_prob: 0.5, is_training: True})\n"
         ),
+        # NVIDIA/OpenSeq2Seq utils/funcs.py: data come through the graph's iterator; the feed is only the
+        # gradient-accumulation flag, a Python bool from the step counter and a setting read from the config.
+        Valid(
+            _TF1 + "def train(train_model, sess):\n    step = 0\n    while True:\n        feed_dict = {}\n"
+            "        iter_size = train_model.params.get('iter_size', 1)\n        if iter_size > 1:\n"
+            "            feed_dict[train_model.skip_update_ph] = step % iter_size != 0\n"
+            "        sess.run(train_op, feed_dict)\n        step += 1\n"
+        ),
         # facenet's tmp/seed_test.py: one step, run to compare seeded gradients (a loop of one is no loop).
         Valid(
             _TF1 + "from six.moves import xrange\nsess = tf.Session()\nfor step in xrange(1):\n"
@@ -280,6 +288,12 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "with tf.Session() as sess:\n    for i in range(steps):\n"
             "        xb, yb = X[i * B:(i + 1) * B], Y[i * B:(i + 1) * B]\n"
             "        sess.run(train_op, feed_dict={x_ph: xb, y_ph: yb})\n"
+        ),
+        # The same flag with each step's batch from Python, and a setting read without a default.
+        Invalid(
+            _TF1 + "def train(train_model, sess, loader):\n    step = 0\n    while True:\n"
+            "        scale = train_model.params.get('scale')\n        feed_dict = {images: loader.next_batch() * scale}\n"
+            "        feed_dict[train_model.skip_update_ph] = step % 2 != 0\n        sess.run(train_op, feed_dict)\n        step += 1\n"
         ),
         # The dict is built a few lines earlier; positional feed.
         Invalid(

@@ -30,6 +30,25 @@ _TOKENIZE = (
     "examples = tf.data.TFRecordDataset(files)\nfor epoch in range(20):\n"
     "    for inp, tar in get_datasets(examples, tokenizer, 40):\n        train_step(inp, tar)\n"
 )
+# NVIDIA/OpenSeq2Seq text2text.py: sources and targets tokenised apart, zipped, filtered (`{after_zip}`).
+_ZIPPED = (
+    _TF + "class ParallelTextDataLayer:\n    def build_graph(self):\n"
+    "        sources = tf.data.TextLineDataset(self.source_file)\n        targets = tf.data.TextLineDataset(self.target_file)\n"
+    "        sources = sources.map(lambda line: tf.py_func(func=self._src_token_to_id, inp=[line], Tout=[tf.int32]))\n"
+    "        sources = sources.map(lambda tokens: (tokens, tf.size(tokens)))\n"
+    "        targets = targets.map(lambda line: tf.py_func(func=self._tgt_token_to_id, inp=[line], Tout=[tf.int32]))\n"
+    "        pairs = tf.data.Dataset.zip((sources, targets)).filter(lambda a, b: tf.less_equal(a[1], 50)){after_zip}\n"
+    "        pairs = pairs.shuffle(10000).repeat()\n        self.batched = pairs.padded_batch(32).prefetch(4)\n"
+)
+# NVIDIA/OpenSeq2Seq speech2text.py: a mode switch between the training and the inference pipeline.
+_MODES = (
+    _TF + "class Speech2TextDataLayer:\n    def build_graph(self):\n"
+    "        ds = tf.data.Dataset.from_tensor_slices(self._files).repeat()\n"
+    "        if {test}:\n            ds = ds.map({body})\n        else:\n            ds = ds.map({orelse})\n"
+    "        self._iterator = ds.padded_batch(16).prefetch(4).make_initializable_iterator()\n"
+)
+_PARSE_IN_PYTHON = "lambda line: tf.py_func(self._parse_audio, [line], [tf.float32, tf.int32])"
+_PARSE_IN_TF = "lambda line: tf.io.decode_raw(tf.io.read_file(line), tf.float32)"
 _NOT_TRAINING = (Purpose.EVALUATION, Purpose.INSPECTION, Purpose.ONE_OFF)
 
 
@@ -53,9 +72,13 @@ element or every step:
 
 One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
 summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`), maps
-whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`: the
-Python runs once per element in the whole run, not on every epoch),
-`tf.function`s called only from top-level statements outside loops, element maps (`tf.map_fn`) in
+whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`, also
+after a `Dataset.zip` of tokenised sources and targets: the Python runs once per element in the
+whole run, not on every epoch), maps in the inference branch of a mode switch (`if mode !=
+'infer': ... else: ds.map(...)`), pipelines a module builds and never reads (a notebook's unused
+`val_dataset`),
+`tf.function`s called only from top-level statements outside loops (a guide's `f(1)`, though
+other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
 """
@@ -197,6 +220,33 @@ are not followed.
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
+        # Tokenised apart, zipped, filtered and cached: the cache after the zip keeps both tokenisations.
+        Valid(_ZIPPED.format(after_zip=".cache()")),
+        # The inference branch of a mode switch (the training one has no Python callback): one pass
+        # over the files to transcribe; `or` in the test, the `else` of an `and`.
+        Valid(_MODES.format(test="self.params['mode'] == 'infer'", body=_PARSE_IN_PYTHON, orelse=_PARSE_IN_TF)),
+        Valid(_MODES.format(test="self.params['mode'] != 'infer' or self.params.get('style') == 'wav'",
+                            body=_PARSE_IN_TF, orelse=_PARSE_IN_PYTHON)),
+        Valid(_MODES.format(test="mode == tf.estimator.ModeKeys.PREDICT", body=_PARSE_IN_PYTHON, orelse=_PARSE_IN_TF)),
+        # tensorflow/docs guide/function in a notebook (czy36mengfei/tensorflow2_tutorials_chinese): a
+        # side-effect demo `f`, called three times at top level, with other `f`s defined in other cells.
+        Valid(
+            _TF + "@tf.function\ndef f(x):\n    print('Traced with', x)\n\nfor i in range(10):\n    f(i)\n\n"
+            "def side_effect(x):\n    external_list.append(x)\n\n"
+            "@tf.function\ndef f(x):\n    tf.py_function(side_effect, inp=[x], Tout=[])\n\nf(1)\nf(1)\nf(1)\n\n"
+            "def measure_graph_size(f, *args):\n    return len(f.get_concrete_function(*args).graph.as_graph_def().node)\n\n"
+            "@tf.function\ndef f(x):\n    return x + 1\n"
+        ),
+        # tensorflow/docs transformer tutorial: the training pipeline tokenises before its cache; the
+        # validation one is built and never used.
+        Valid(
+            _TF + "def tf_encode(pt, en):\n    return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])\n\n"
+            "train_examples = tf.data.TFRecordDataset(train_files)\nval_examples = tf.data.TFRecordDataset(val_files)\n"
+            "train_dataset = train_examples.map(tf_encode)\ntrain_dataset = train_dataset.filter(filter_max_length).cache()\n"
+            "train_dataset = train_dataset.padded_batch(64)\nval_dataset = val_examples.map(tf_encode)\n"
+            "val_dataset = val_dataset.filter(filter_max_length).padded_batch(64)\n\n"
+            "for epoch in range(20):\n    for inp, tar in train_dataset:\n        train_step(inp, tar)\n"
+        ),
     )
     invalid = (
         # The same map over a batch, called by code that says nothing of inference: per image, under the GIL.
@@ -208,6 +258,27 @@ are not followed.
         ),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
+        # Zipped and filtered but not cached: both tokenisations run again on every epoch.
+        Invalid(_ZIPPED.format(after_zip=""), count=2),
+        # The training branch of the mode switch.
+        Invalid(_MODES.format(test="self.params['mode'] != 'infer'", body=_PARSE_IN_PYTHON, orelse=_PARSE_IN_TF)),
+        # A test that says nothing of the mode: either branch may train.
+        Invalid(_MODES.format(test="self.params['augment']", body=_PARSE_IN_TF, orelse=_PARSE_IN_PYTHON)),
+        # The training pipeline without its cache: the unused validation one changes nothing.
+        Invalid(
+            _TF + "def tf_encode(pt, en):\n    return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])\n\n"
+            "train_examples = tf.data.TFRecordDataset(train_files)\nval_examples = tf.data.TFRecordDataset(val_files)\n"
+            "train_dataset = train_examples.map(tf_encode)\ntrain_dataset = train_dataset.filter(filter_max_length)\n"
+            "train_dataset = train_dataset.padded_batch(64)\nval_dataset = val_examples.map(tf_encode)\n"
+            "val_dataset = val_dataset.filter(filter_max_length).padded_batch(64)\n\n"
+            "for epoch in range(20):\n    for inp, tar in train_dataset:\n        train_step(inp, tar)\n"
+        ),
+        # A zipped pipeline also iterated on its own: the uncached reading decides.
+        Invalid(
+            _TF + "src = tf.data.TextLineDataset(f).map(lambda l: tf.py_function(tokenize, [l], tf.int32))\n"
+            "pairs = tf.data.Dataset.zip((src, tgt)).cache()\nfor epoch in range(10):\n"
+            "    for x in src:\n        train_step(x)\n"
+        ),
         # A `repeat` before the cache: the first pass never ends, the tokenizer runs on every epoch.
         Invalid(_TOKENIZE.format(cached="    ds = ds.repeat().cache()\n")),
         # Mapped over a pipeline that trains, even if another one is only previewed.

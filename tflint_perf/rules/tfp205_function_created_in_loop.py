@@ -57,7 +57,8 @@ factories that return the new function; models kept after the loop (`ensemble.ap
 they stay in memory whatever the session holds); loops of at most 4 iterations in all, counting the
 whole nest (`for opt in ("adam", "sgd")`, `range(k)` with `k = 4` a module constant, 2 optimizers x 2
 widths); models built at most 10 times in all, as the loops' counts show (k-fold validation over
-scikit-learn's `KFold(5).split(x)`, `range(10)` trials, 2 optimizers x 5 folds: so few small models
+scikit-learn's `KFold(5).split(x)`, `range(10)` trials, 2 optimizers x 5 folds, a notebook's
+`for name in optimizers_examples:` over a module-level dict of seven: so few small models
 leave little global state; but 6 learning rates x 3 widths is 18 models, and a bootstrap over
 `ShuffleSplit(n_splits=50)` 50); loops that look at a few samples; a loop that builds each model in a
 fresh `tf.Graph()`; test files.
@@ -161,6 +162,19 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             _KERAS + _BUILD + "for optimizer in ('adam', 'sgd'):\n    for units in (32, 64):\n"
             "        model = build(units)\n        model.fit(x, y)\n"
         ),
+        # PacktPublishing/Hands-On-Computer-Vision-with-TensorFlow-2 ch3: one model per optimizer of a
+        # module-level dict of seven, compared side by side: a handful of models.
+        Valid(
+            _KERAS + _BUILD + "optimizers_examples = {\n    'sgd': keras.optimizers.SGD(), 'adam': keras.optimizers.Adam(),\n"
+            "    'rmsprop': keras.optimizers.RMSprop(), 'adagrad': keras.optimizers.Adagrad(),\n}\n"
+            "for optimizer_name in optimizers_examples:\n    model = build(32)\n    model.fit(x, y)\n"
+        ),
+        # The same book's ch4: a ResNet per entry of a four-item list, through `.items()` of a dict too.
+        Valid(_KERAS + _BUILD + "num_frozen = [0, 1, 2, 3]\nfor n in num_frozen:\n    model = build(n)\n    model.fit(x, y)\n"),
+        Valid(
+            _KERAS + _BUILD + "configurations = {'none': 8, 'l1': 16, 'l2': 32}\n"
+            "for name, units in configurations.items():\n    model = build(units)\n    model.fit(x, y)\n"
+        ),
         # Built in a loop but never compiled (inference from loaded weights).
         Valid(
             _KERAS + "for path in paths:\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
@@ -219,6 +233,16 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             "    model.compile(optimizer=keras.optimizers.Adam(lr), loss='mse')\n    return model\n\n"
             "for lr in [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6]:\n    for units in (32, 64, 128):\n"
             "        model = build(units, lr)\n        model.fit(x, y, epochs=5)\n"
+        ),
+        # A module-level list of configurations that the code grows before the loop: its count is not written.
+        Invalid(
+            _KERAS + _BUILD + "widths = [8, 16]\nwidths.extend(range(32, 512, 16))\n"
+            "for units in widths:\n    model = build(units)\n    model.fit(x, y)\n"
+        ),
+        # Twelve configurations written out: more than a handful.
+        Invalid(
+            _KERAS + _BUILD + "widths = [8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96]\n"
+            "for units in widths:\n    model = build(units)\n    model.fit(x, y)\n"
         ),
         # Models built and compiled per configuration, never cleared.
         Invalid(_KERAS + _BUILD + "for units in range(8, 256, 8):\n    model = build(units)\n    model.fit(x, y)\n"),

@@ -30,13 +30,13 @@ loop runs many times:
 
 - a `tf.while_loop` whose body returns `tf.concat([v, x])` for its own loop variable `v`;
 - in a `tf.function` (or another graph: a Keras `call`, a `Dataset.map` function), a `while`
-  loop, a `for` over `tf.range(...)` or over `range(...)` of a tensor, or a Python `range` with a
-  literal bound of 100 or more;
+  loop, a `for` over `tf.range(...)` or over `range(...)` of a tensor, or a `range` / `tf.range`
+  with a literal bound of 100 or more;
 - in eager code, a `for` loop over a `tf.data` pipeline (accumulating predictions batch by batch).
 
 Not reported: an accumulated tensor that the loop also reads (a DenseNet block concatenating
 features as the next layer's input, a decoder feeding its tokens back: each step needs the grown
-tensor), short Python loops (`for scale in scales`, `range(3)`), loops that only inspect data,
+tensor), short loops (`for scale in scales`, `range(3)`, the tf.function guide's `tf.range(5)`), loops that only inspect data,
 and test files.
 """
     why_bad = """
@@ -101,6 +101,11 @@ and concatenate once after the loop). The message says which applies.
             _TF + "@tf.function\ndef pyramid(x):\n    out = x\n    for scale in range(3):\n"
             "        out = tf.concat([out, tf.nn.avg_pool2d(x, 2 ** scale, 1, 'SAME')], axis=-1)\n    return out\n"
         ),
+        # czy36mengfei/tensorflow2_tutorials_chinese, the tf.function guide: five steps of a literal `tf.range`.
+        Valid(
+            _TF + "@tf.function\ndef buggy_concat():\n    x = tf.ones([0, 10])\n    for i in tf.range(5):\n"
+            "        x = tf.concat([x, tf.ones([1, 10])], axis=0)\n    return x\n"
+        ),
         # A list appended to in the loop and concatenated once after it: linear.
         Valid(
             _TF + "preds = []\nfor x, y in test_ds:\n    preds.append(model(x))\nall_preds = tf.concat(preds, axis=0)\n"
@@ -118,6 +123,11 @@ and concatenate once after the loop). The message says which applies.
             _TF + "@tf.function\ndef cumulative(xs):\n    out = tf.zeros([0])\n    for i in tf.range(tf.shape(xs)[0]):\n"
             "        tf.autograph.experimental.set_loop_options(shape_invariants=[(out, tf.TensorShape([None]))])\n"
             "        out = tf.concat([out, [tf.reduce_sum(xs[: i + 1])]], axis=0)\n    return out\n"
+        ),
+        # The same loop over a literal `tf.range` of many steps.
+        Invalid(
+            _TF + "@tf.function\ndef grow():\n    x = tf.ones([0, 10])\n    for i in tf.range(1000):\n"
+            "        x = tf.concat([x, tf.ones([1, 10])], axis=0)\n    return x\n"
         ),
         # Predictions accumulated batch by batch over a dataset, in eager code.
         Invalid(
@@ -186,13 +196,13 @@ def _many_steps_in_graph(model, loop: cst.CSTNode) -> bool:
         return False
     it = loop.iter
     name = model.call_name(it)
-    if name == "tf.range":
-        return True
-    if isinstance(it.func, cst.Name) and it.func.value == "range" and it.args:
-        bound = it.args[1].value if len(it.args) > 1 else it.args[0].value
-        literal = int_literal(bound)
+    if name == "tf.range" or (isinstance(it.func, cst.Name) and it.func.value == "range" and it.args):
+        bound = (it.args[1].value if len(it.args) > 1 else it.args[0].value) if it.args else None
+        literal = int_literal(bound) if bound is not None else None
         if literal is not None:
-            return literal >= _MANY
+            return literal >= _MANY  # `tf.range(5)` in a guide's example is as short as `range(5)`
+        if name == "tf.range":
+            return True
         return isinstance(bound, cst.Call) and (model.call_name(bound) or "").startswith("tf.") or (
             isinstance(bound, cst.Subscript) and isinstance(bound.value, cst.Call)
             and (model.call_name(bound.value) or "").startswith("tf.")

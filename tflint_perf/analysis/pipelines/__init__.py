@@ -26,7 +26,7 @@ where they are consumed and what for.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -53,6 +53,8 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         self._from_importers: Optional[Tuple[List[Consumption], Dict[State, None]]] = None
         self._summaries: Dict[FunctionInfo, Summary] = {}
         self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
+        # Each real pipeline state a `Dataset.zip` reads, with the zip calls that read it.
+        self.zipped_into: Dict[State, Set[cst.Call]] = {}
         self._closures: Dict[FunctionInfo, Env] = {}
         self._dataset_classes = {
             cls for cls in model.classes.values()

@@ -6,7 +6,7 @@ Each is decided from the state's source and ops as written; none needs the rest 
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -15,7 +15,7 @@ from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
-from tflint_perf.analysis.pipelines.values import Op, State
+from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
 # Ops that may follow a prefetch without undoing it.
 # Ops after a prefetch that leave the costly stages behind it: they only pass elements on, or (`shuffle`)
@@ -62,6 +62,7 @@ BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 _UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
 _BATCHED_SOURCES = PREFETCHED_SOURCES
+_ZIP_DEPTH = 2  # zips of zips followed to a cache
 _CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
 # Nodes that compute something: a map function holding one does work per element.
 _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
@@ -73,6 +74,9 @@ class StatePredicates:
 
     model: ModuleModel
     scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
+    states: Callable[[], List[State]]  # PipelineAnalysis's
+    zipped_into: Dict[State, Set[cst.Call]]  # PipelineAnalysis's
+    consumptions: List[Consumption]  # ConsumptionQueries'
 
     def ends_prefetched(self, state: State) -> bool:
         """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
@@ -155,12 +159,42 @@ class StatePredicates:
         the first pass (`map(encode).filter(short).cache()`): from the second epoch on the cache serves
         the results, so the op's function runs once per element in the whole run. A `repeat` before
         the cache leaves the op running on every pass."""
-        for op in state.ops_after(call):
+        return self._cached_in(state.ops_after(call), state, 0)
+
+    def _cached_in(self, ops, state: State, depth: int) -> bool:
+        for op in ops:
             if op.name == "cache":
                 return True
             if op.name not in _CACHE_TRANSPARENT:
                 return False
-        return False
+        # The state ends here: read only by a `Dataset.zip` whose pairs are cached
+        # (`zip((sources, targets)).filter(short).cache()`), its ops run once per element too.
+        zips = self.zipped_into.get(state)
+        if not zips or depth >= _ZIP_DEPTH or any(state in c.states for c in self.consumptions):
+            return False
+        zipped = maximal([other for other in self.states() if any(other.source.node is z for z in zips)])
+        return bool(zipped) and all(self._cached_in(other.ops, other, depth + 1) for other in zipped)
+
+    def never_read(self, state: State) -> bool:
+        """The pipeline is bound to a module-level name that nothing reads afterwards but its own
+        rebuilding (`val_dataset = val_examples.map(encode)`, `val_dataset = val_dataset.filter(...)`,
+        then no loop, `fit` or function ever names `val_dataset`), in a module no other imports it
+        from: its ops never run."""
+        site = self.model.site_of(state.last_call) if isinstance(state.last_call, cst.Call) else None
+        statement = site.statement if site is not None else None
+        if site is None or site.function is not None or site.lambdas or statement is None:
+            return False
+        name = _assigned_name(statement)
+        if name is None or name in ("_", "__"):
+            return False
+        session = self.model.session
+        if session is not None and session.importers(self.model, [name]):
+            return False
+        rebuilt = 0
+        for line in self.model.module.body:
+            if isinstance(line, cst.SimpleStatementLine) and _assigned_name(line) == name:
+                rebuilt += 1 + _names_in(line.body[0].value, name)  # type: ignore[union-attr]
+        return rebuilt == _names_in(self.model.module, name)
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
@@ -466,3 +500,24 @@ def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
                         and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == name for t in small.targets):
                     return function
     return None
+
+
+def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
+    """The one name a `name = value` statement line binds."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    targets = statement.body[0].targets
+    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
+        return None
+    return targets[0].target.value
+
+
+def _names_in(tree: cst.CSTNode, name: str) -> int:
+    count = 0
+    stack: List[cst.CSTNode] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            count += 1
+        stack.extend(node.children)
+    return count

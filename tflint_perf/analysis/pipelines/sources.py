@@ -80,6 +80,8 @@ class SourceRecognition:
             if api in COMBINATORS:
                 for value in args:
                     self.note_combined(value)
+            if api == "tf.data.Dataset.zip":
+                self._note_zipped(args, call)
             prefetched = api in PREFETCHED_SOURCES or (api == "tf.data.Dataset.zip" and self._all_prefetched(args))
             if api.startswith("keras.utils.") and string_keyword(call, "subset") == "both":
                 return TupleValue(tuple(
@@ -96,6 +98,17 @@ class SourceRecognition:
         if api == "tfds.builder":
             return TfdsBuilder(call)
         return None
+
+    def _note_zipped(self, args: List[Value], call: cst.Call) -> None:
+        """Which zip reads each real zipped pipeline (`zip((sources, targets)).filter(...).cache()`)."""
+        items: List[Value] = []
+        for arg in args:
+            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        for item in items:
+            if isinstance(item, Pipeline):
+                for state in item.states:
+                    if state.is_real:
+                        self.analysis.zipped_into.setdefault(state, set()).add(call)
 
     def _all_prefetched(self, args: List[Value]) -> bool:
         """`Dataset.zip((a, b))` / `zip(a, b)`: some zipped pipeline ends in `prefetch` (a pick-only map
