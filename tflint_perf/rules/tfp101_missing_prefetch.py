@@ -79,7 +79,8 @@ The analysis follows the pipeline through method chains, `ds = ds.op(...)` reass
 ops added on only some branches, tuple unpacking, same-file helpers and a same-file class that keeps
 the pipeline its constructor is given (`self.dataset = dataset`), and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
-Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))`, an iterator read only by
+Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))` or `next(ds.__iter__())`, a
+module-level `print(ds)`, an iterator read only by
 printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs

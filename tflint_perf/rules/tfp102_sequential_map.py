@@ -55,8 +55,11 @@ Checks for `Dataset.map` and `Dataset.interleave` calls on a `tf.data` pipeline 
 pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 
 Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
-map feeding `adapt()`, a demonstration that reads a handful of elements, see TFP101), in pipelines built for evaluation or a preview with no consumer in
-sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), and maps in test files are not
+map feeding `adapt()`, a demonstration that reads a handful of elements, `next(ds.__iter__())`, a
+loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at module level, see
+TFP101), in pipelines built for evaluation or a preview with no consumer in
+sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), a map whose result is thrown away
+(`dataset.map(augment)` on a line of its own never runs), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
 on the pipeline (or a TF1 session loop there runs a train op on it); a `fit` trains on a pipeline whatever
 its name says (`eval_train_ds`). Evaluation the model waits on every epoch counts as training does: `fit`'s
@@ -188,6 +191,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "            .map(lambda z: [[z] * examples_per_class]).flat_map(tf.data.Dataset.from_tensor_slices).repeat())\n"
               "selector = tf.data.Dataset.counter().map(\n"
               "    lambda x: tf.cast(0, dtype=tf.int64) if x < warmup else tf.cast(1, dtype=tf.int64))\n"),
+        # PacktPublishing/Hands-On-Computer-Vision-with-TensorFlow-2 ch4_nb5: the augmentation's result is
+        # thrown away (never runs), and the pipeline is only peeked at through `__iter__()`.
+        Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse)\nds.map(augment)\n"
+              "images, labels = next(ds.batch(32).__iter__())\n"),
         # Validation in two epochs of five (dragen1860's Keras lessons): not worth a user's time.
         Valid(
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
@@ -231,6 +238,21 @@ first and map the batch instead. A map that must stay sequential to save memory 
         Invalid(_MNIST_PER_BATCH.format(order="map(preprocess).shuffle(60000).batch(128)"), target_version=(2, 0),
                 fixed=_MNIST_PER_BATCH.format(
                     order="map(\n    preprocess,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n).shuffle(60000).batch(128)")),
+        # lmoroney/dlaicourse's TFLite course: TF 2.0's weighted subsplits, unpacked one pipeline per name.
+        Invalid(
+            "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+            "splits = tfds.Split.ALL.subsplit(weighted=(80, 10, 10))\n"
+            "splits, info = tfds.load('cats_vs_dogs', with_info=True, as_supervised=True, split=splits)\n"
+            "(train_examples, validation_examples, test_examples) = splits\n"
+            "model.fit(train_examples.map(lambda x, y: (tf.image.resize(x, (224, 224)), y)).batch(32).prefetch(1), epochs=5)\n",
+            target_version=(2, 0),
+            fixed="import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+            "splits = tfds.Split.ALL.subsplit(weighted=(80, 10, 10))\n"
+            "splits, info = tfds.load('cats_vs_dogs', with_info=True, as_supervised=True, split=splits)\n"
+            "(train_examples, validation_examples, test_examples) = splits\n"
+            "model.fit(train_examples.map(\n    lambda x, y: (tf.image.resize(x, (224, 224)), y),\n"
+            "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n).batch(32).prefetch(1), epochs=5)\n",
+        ),
         # Arithmetic on the repeated value, or a choice between values computed from the element, is work.
         Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda z: [tf.square(z)] * 4)\n",
                 fixed="import tensorflow as tf\nds = tf.data.Dataset.range(8).map(\n    lambda z: [tf.square(z)] * 4,\n"

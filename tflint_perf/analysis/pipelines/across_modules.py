@@ -16,8 +16,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Tuple
 
+import libcst as cst
+
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, module_name
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.pipelines.summaries import inherited_method
 from tflint_perf.analysis.pipelines.values import Consumption, State, Summary
 
 
@@ -102,6 +105,14 @@ class AcrossModules:
         theirs = session.analysis(owner, "pipelines") if session is not None else None
         return theirs._effective_summary(function) if theirs is not None else None
 
+    def _inherits_pipeline_method(self, func, scope: Optional[FunctionInfo]) -> bool:
+        """``obj.method`` is a method this module's class inherits from another module's class, and it
+        returns or consumes pipelines."""
+        if not self.model.classes or not any(cls.node.bases for cls in self.model.classes.values()):
+            return False
+        target = inherited_method(self.model, func, scope)
+        return target is not None and target.model is not self.model and self.summary_for(target) is not None
+
     def _calls_imported_pipeline_functions(self) -> bool:
         """In a project session: a call of another module's function that returns or consumes pipelines."""
         session = self.model.session
@@ -110,6 +121,8 @@ class AcrossModules:
         candidates: Dict[str, bool] = {}
         for site in self.model.calls:
             func = site.node.func
+            if isinstance(func, cst.Attribute) and self._inherits_pipeline_method(func, site.function):
+                return True  # `train_generator.to_dataset(...)`, the method inherited from another module
             root = dotted_text(func)
             local = root.split(".")[0] if root is not None else None
             if local is None or local not in self.model.raw_imports:

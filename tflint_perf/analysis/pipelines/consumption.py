@@ -112,6 +112,10 @@ class ConsumerRecognition:
             return True
         if self._consumed_by_metric(call, dotted_text(call.func) or method, args):
             return True
+        if isinstance(receiver, Pipeline) and method == "__iter__":
+            # `next(ds.__iter__())`, `it = ds.__iter__()`: the iterator `iter(ds)` makes, spelled out
+            self._consume_python_iterator(call, receiver, "__iter__()")
+            return True
         if isinstance(receiver, Pipeline) and method in ITERATOR_METHODS:
             self.consume(call, "iterator", f"{method}()", receiver, self._tf1_iterator_purpose(call, Purpose.TRAINING))
             return True
@@ -210,6 +214,14 @@ class ConsumerRecognition:
         if name in ONE_OFF_FUNCTIONS and call.args:
             self.consume(call, "one-off", f"{name}()", self.eval(call.args[0].value), Purpose.ONE_OFF)
             return True
+        if name == "print" and self.function is None:
+            # `print(train)` at module level: the pipeline's structure looked at, like `element_spec`
+            # (a helper printing the pipeline it returns says nothing of what its callers do with it)
+            for arg in call.args:
+                value = self.eval(arg.value)
+                if isinstance(arg.value, cst.Name) and isinstance(value, Pipeline):
+                    self.consume(call, "inspection", "print()", value, Purpose.INSPECTION)
+            return True
         return False
 
     def _consume_python_iterator(self, call: cst.Call, value: Value, description: str) -> None:
@@ -283,7 +295,10 @@ class ConsumerRecognition:
                 value = None
                 for arg in target.args:
                     if arg.keyword is None:
-                        value = join(value, self.eval(arg.value))
+                        item = self.eval(arg.value)
+                        # `zip(sentences, ds)`: a list beside the pipeline is no pipeline, and joining
+                        # it would lose the one there is
+                        value = join(value, item) if isinstance(item, Pipeline) else value
         if not isinstance(value, Pipeline):
             return
         if self._is_inspection_loop(loop, value):

@@ -28,6 +28,7 @@ from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
+from tflint_perf.analysis.pipelines.sources import DATASET_METHODS
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
 from tflint_perf.analysis.purpose import Purpose
 
@@ -189,6 +190,8 @@ class PipelineIntent:
         """A finding about op ``call`` is worth a user's time for a rule about ``purposes``: some
         pipeline holding it is consumed for one of them (evaluation every epoch counting with
         training), or no consumer is in sight and its names and content do not say otherwise."""
+        if self.discarded(call):
+            return False  # `dataset.map(augment)` on a line of its own: nothing ever runs it
         consumptions = self.consumptions_of(call)
         if Purpose.TRAINING in purposes and any(self.every_epoch(c) for c in consumptions):
             return True
@@ -197,6 +200,26 @@ class PipelineIntent:
                 return False  # evaluation, inspection, a one-off pass, a loop that does not train
             return self.named_for(call, purposes)
         return self.purpose_unseen(call, states) in purposes | {Purpose.UNKNOWN}
+
+    def discarded(self, call: cst.Call) -> bool:
+        """The pipeline op ``call`` makes is thrown away where it is made: its statement is the op
+        alone, or a chain of Dataset methods on it, its result neither bound, passed nor returned
+        (`dataset.map(_training_augmentation_fn)` on a line of its own, the augmentation never
+        applied: Dataset methods return a new pipeline and leave their receiver as it was)."""
+        site = self.model.site_of(call)
+        statement = site.statement if site is not None else None
+        if statement is None:
+            return False
+        for small in statement.body:
+            expression = small.value if isinstance(small, cst.Expr) else None
+            while isinstance(expression, cst.Call):
+                if expression is call:
+                    return True
+                func = expression.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS):
+                    break
+                expression = func.value
+        return False
 
     def named_for(self, call: cst.Call, purposes: FrozenSet[Purpose]) -> bool:
         """The names around the pipeline holding op ``call`` (``built_for``) allow one of ``purposes``,

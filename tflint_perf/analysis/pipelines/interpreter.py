@@ -46,6 +46,7 @@ from tflint_perf.analysis.pipelines.values import (
     join,
     join_envs,
     same_env,
+    unpacked_splits,
 )
 
 # Loops nested deeper than this are interpreted once, not twice (see BodyInterpreter._loop_passes).
@@ -199,7 +200,8 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
             self.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
-            items = value.items if isinstance(value, TupleValue) and len(value.items) == len(elements) else None
+            items = value.items if isinstance(value, TupleValue) and len(value.items) == len(elements) \
+                else unpacked_splits(value, len(elements))
             for index, element in enumerate(elements):
                 inner = element.value
                 if isinstance(element, cst.StarredElement):
@@ -355,6 +357,9 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 return split_value(call)
             if isinstance(receiver, Collection) and method == "get":
                 return Pipeline(receiver.states)
+            if isinstance(receiver, ClassRef) and receiver.cls is not None and method in receiver.cls.methods:
+                # `TrainingDataset.load_tfrecord(...)`: a static or class method called on its same-file class
+                return self.apply(receiver.cls.methods[method], call, skip_first=True)
             if is_self(func.value):
                 cls = self._class()
                 if cls is not None and method in cls.methods:

@@ -7,8 +7,9 @@ a handful of times: a prefetch or a parallel map would save at most a few steps'
 says "a few" is the code itself: every loop the reads run in has a count the source shows (a literal,
 a module constant) and together they read at most ``FEW_CALLS`` elements; reads outside loops run once.
 
-- ``iter(ds)`` bound to a name read only by ``next(it)``, ``it.next()`` or ``it.get_next()`` in the
-  same scope (any other use of the name, a read in a comprehension or in a scope a loop reaches
+- ``iter(ds)`` (``ds.__iter__()``) bound to a name read only by ``next(it)``, ``it.next()`` or
+  ``it.get_next()`` in the same scope (a notebook may bind the name afresh in several cells: each
+  binding's reads are those it alone reaches) (any other use of the name, a read in a comprehension or in a scope a loop reaches
   leaves it unknown);
 - a TF1 iterator (``make_one_shot_iterator``, ``make_initializer``): its elements are read by the
   module's session runs (``sess.run``, ``t.eval()``), so those are counted, and at least one must
@@ -50,9 +51,20 @@ class IteratorReads:
         if site is None or name is None:
             return None
         reads = self._reads.get(name, [])
-        # Each use of the name is its assignment here or a read in the same scope: nothing else sees it.
-        if self._name_uses[name] != 1 + len(reads) or any(read.function is not site.function for read in reads):
+        # Each use of the name is an assignment of it or a read in the same scope: nothing else sees it.
+        found_scope, bindings = self.model.scope_bindings(name, site.function)
+        if found_scope is not site.function or any(binding.kind != "assign" for binding in bindings) \
+                or self._name_uses[name] != len(bindings) + len(reads) \
+                or any(read.function is not site.function for read in reads):
             return None
+        if len(bindings) > 1:
+            # A notebook that makes `it = ds.__iter__()` afresh in several cells: this iterator's reads
+            # are the ones its own binding alone reaches.
+            mine = [binding for binding in bindings if binding.value is call]
+            reached = [self.model.reaching(name, read.function, read.place) for read in reads]
+            if len(mine) != 1 or any(not found or len(found) != 1 for found in reached):
+                return None
+            reads = [read for read, found in zip(reads, reached) if found is not None and found[0] is mine[0]]
         return self._few(reads, require_loop=False)
 
     def collecting_pass(self, loop: cst.CSTNode) -> bool:

@@ -4,7 +4,8 @@ methods that make another.
 A source is a ``tf.data.Dataset`` constructor (``from_tensor_slices``, ``TFRecordDataset``, ``zip``...),
 a Keras loader (``image_dataset_from_directory``: prefetched already, one pipeline per subset with
 ``subset="both"``), ``tfds.load`` / ``builder.as_dataset`` (one pipeline, a tuple of them for a list
-of splits, a collection without ``split=``), or a same-file ``tf.data.Dataset`` subclass (recognised by
+of splits, as many as the names a split the call does not spell out is unpacked into, a collection
+without ``split=``), or a same-file ``tf.data.Dataset`` subclass (recognised by
 ``BodyInterpreter`` through the class it calls).
 """
 
@@ -153,4 +154,6 @@ def split_value(call: cst.Call) -> Value:
         return TupleValue(
             tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(len(split.elements)))
         )
-    return Pipeline(frozenset({State(Source(call))}))
+    # A split the call does not spell out may be one name or a list of them: unpacking decides.
+    unread = not isinstance(split, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.BinaryOperation))
+    return Pipeline(frozenset({State(Source(call, split_unread=unread))}))

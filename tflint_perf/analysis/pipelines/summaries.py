@@ -100,6 +100,8 @@ class SummaryApplication:
                 self.eval(arg.value)
             return None
         target = self.model.effects.resolve_callable(call.func, self.function)
+        if target is None and isinstance(call.func, cst.Attribute):
+            target = inherited_method(self.model, call.func, self.function)
         if not isinstance(target, FunctionInfo) or target.model is self.model:
             for arg in call.args:
                 self.eval(arg.value)
@@ -147,3 +149,16 @@ def substitute(value: Value, function: FunctionInfo, bound: Dict[int, Value]) ->
         substituted = substitute(Pipeline(value.states), function, bound)
         return Collection(substituted.states) if isinstance(substituted, Pipeline) else None
     return value
+
+
+def inherited_method(model: ModuleModel, func: cst.Attribute, scope: Optional[FunctionInfo]) -> Optional[FunctionInfo]:
+    """``train_generator.to_dataset(...)`` on an object of a same-file class that inherits the method
+    from another first-party module's class (bert4keras' examples subclass ``DataGenerator``, whose
+    ``to_dataset`` builds the pipeline they fit on)."""
+    cls = model.effects.class_of_object(func.value, scope)  # type: ignore[attr-defined]
+    if cls is None or func.attr.value in cls.methods:
+        return None
+    for base in model.first_party_bases(cls):
+        if func.attr.value in base.methods:
+            return base.methods[func.attr.value]
+    return None

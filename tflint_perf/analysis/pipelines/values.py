@@ -6,7 +6,7 @@ order. ``join`` is the may-analysis' merge of two branches. ``interpreter.py`` c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -29,6 +29,10 @@ class Source:
     # The source's elements arrive prefetched: a Keras loader that ends in `prefetch` itself, or
     # `Dataset.zip` of pipelines that each end in `prefetch`.
     prefetched: bool = False
+    # `tfds.load(name, split=splits)` with a split the source does not spell out (a name bound to
+    # `tfds.Split.TRAIN.subsplit(...)`, `list(splits)`): one Dataset, or a list of them that the code
+    # unpacks, one per split (`train, val, test = tfds.load(...)`, see `unpacked_splits`).
+    split_unread: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,20 @@ class State:
 @dataclass(frozen=True)
 class Pipeline:
     states: FrozenSet[State]
+
+
+def unpacked_splits(value: "Value", count: int) -> Optional[Tuple["Pipeline", ...]]:
+    """``a, b, c = tfds.load(name, split=splits)`` where the split is not spelled out: a Dataset is
+    never unpacked into names, so the result was a list of splits, one pipeline each (TF 2.0's
+    ``tfds.Split.ALL.subsplit(weighted=(80, 10, 10))``). None for anything else."""
+    if not isinstance(value, Pipeline) or not value.states:
+        return None
+    if not all(state.source.split_unread and not state.ops for state in value.states):
+        return None
+    return tuple(
+        Pipeline(frozenset(State(replace(state.source, index=index, split_unread=False)) for state in value.states))
+        for index in range(count)
+    )
 
 
 @dataclass(frozen=True)
