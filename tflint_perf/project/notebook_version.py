@@ -38,7 +38,7 @@ Version = Tuple[int, int]
 _MARKERS = ("__version__", "tensorflow", "tf-nightly")
 _DISTRIBUTION = r"(?:tensorflow(?:[-_](?:gpu|cpu))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?)"
 _PIP_INSTALL = re.compile(r"^\s*(?:[!%]\s*)?(?:python3?\s+-m\s+)?pip3?\s+install\b(?P<rest>.*)$")
-_PINNED = re.compile(rf"""(?<![\w.-])['"]?{_DISTRIBUTION}\s*(?:===?|>=|~=)\s*v?(\d+)\.(\d+)[\w.+-]*""", re.IGNORECASE)
+_PINNED = re.compile(rf"""(?<![\w.-])['"]?{_DISTRIBUTION}\s*(?:===?|>=|~=)\s*v?(\d+)\.(\d+)[\w.+*-]*""", re.IGNORECASE)
 _PREVIEW = re.compile(r"(?<![\w.-])tf[-_]nightly(?:[-_]gpu)?[-_](\d+)\.(\d+)[-_]preview\b", re.IGNORECASE)
 _COLAB_MAGIC = re.compile(r"^\s*%?tensorflow_version\s+(\d+)\.x\s*$")
 _PRINTS_VERSION = re.compile(r"\b(?:tf|tensorflow)\.__version__\b")
