@@ -1,5 +1,5 @@
 """The TensorFlow a notebook declares in its own cells (project/notebook_version.py): a pinned install,
-the saved output of `tf.__version__`; how it outranks the directory's dependency files, is remembered
+the saved output of `tf.__version__`; how they rank with the directory's dependency files, is remembered
 by the notebook's stat, and reaches the rules and --show-settings."""
 
 import json
@@ -56,6 +56,10 @@ def result(text: str) -> list:
         ([("import tensorflow as tf\ntf.__version__", result("'2.0.0-dev20190428'"))], (2, 0)),
         ([("print('tf version:', tf.__version__)", stdout("tf version: 2.0.0-alpha0\neager execution: True\n"))], (2, 0)),
         ([("print(tf.__version__)\nmodel.fit(x, y)", stdout("1.12.0\nEpoch 1/10\n60000/60000 [====] - loss: 0.4\n"))], (1, 12)),
+        # Other versions printed beside it: the outputs answer the prints in order; unpaired, only a line naming TensorFlow.
+        ([("print(np.__version__)\nprint(tf.__version__)", stdout("1.15.4\n2.3.0\n"))], (2, 3)),
+        ([("for m in (np, tf):\n    print(m.__name__, m.__version__)\nprint(tf.__version__)", stdout("numpy 1.15.4\ntensorflow 2.3.0\n2.3.0\n"))], (2, 3)),
+        ([("print(np.__version__, tf.__version__)", stdout("1.15.4 2.3.0\n"))], None),
         # Two declarations: the oldest TensorFlow the notebook must run on; an install before a saved output.
         (["!pip install tensorflow==2.3.0", "!pip install tensorflow-gpu==2.1.0"], (2, 1)),
         ([("print(tf.__version__)", stdout("2.8.0\n")), "!pip install tensorflow==2.6.0"], (2, 6)),
@@ -80,20 +84,33 @@ def test_text_that_is_not_a_notebook_declares_nothing():
     assert notebook_version('{"cells": "tensorflow==2.0"}') is None
 
 
-def test_the_notebooks_own_version_outranks_the_directorys_and_show_settings_says_how(tmp_path):
+def test_a_notebooks_install_outranks_the_directorys_files_and_show_settings_says_how(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow==2.16.1\n")
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "course"\n')
-    (tmp_path / "old.ipynb").write_text(notebook(("import tensorflow as tf\nprint(tf.__version__)", stdout("2.0.0-alpha0\n")), MLP))
+    (tmp_path / "old.ipynb").write_text(notebook("!pip install -q tensorflow==2.0.0-alpha0\nimport tensorflow as tf", MLP))
     (tmp_path / "new.ipynb").write_text(notebook("import tensorflow as tf", MLP))
     found = run_cli("check", "--isolated", "--no-cache", "--select", "TFP209", "--output-format", "json", ".", cwd=tmp_path)
     assert sorted(d["filename"] for d in json.loads(found.stdout)) == ["new.ipynb"]
     shown = run_cli("check", "--isolated", "--show-settings", "old.ipynb", "new.ipynb", cwd=tmp_path)
     assert "old.ipynb: target-version 2.0 (" in shown.stdout
-    assert "printed `tf.__version__` as 2.0.0-alpha0 (cell 1)" in shown.stdout
+    assert "installs `tensorflow==2.0.0-alpha0` (cell 1)" in shown.stdout
     assert "new.ipynb: target-version 2.16 (" in shown.stdout and "requirements.txt" in shown.stdout
     configured = run_cli("check", "--isolated", "--no-cache", "--select", "TFP209", "--target-version", "2.15",
                          "--output-format", "json", "old.ipynb", cwd=tmp_path)
     assert [d["code"] for d in json.loads(configured.stdout)] == ["TFP209"]  # a configured version beats the notebook
+
+
+def test_a_saved_output_counts_only_where_no_dependency_file_declares_tensorflow(tmp_path):
+    # handson-ml2: chapter 10 printed 2.4.1, and requirements.txt now asks for 2.6; an install in the
+    # notebook is what it runs, whatever the directory says.
+    (tmp_path / "requirements.txt").write_text("tensorflow~=2.6.0\n")
+    (tmp_path / "ran.ipynb").write_text(notebook(("import tensorflow as tf\nprint(tf.__version__)", stdout("2.4.1\n"))))
+    (tmp_path / "installs.ipynb").write_text(notebook("!pip install -q tensorflow-gpu==2.0.0-beta1"))
+    shown = run_cli("check", "--isolated", "--show-settings", "ran.ipynb", "installs.ipynb", cwd=tmp_path).stdout
+    assert "ran.ipynb: target-version 2.6 (" in shown and "installs.ipynb: target-version 2.0 (" in shown
+    (tmp_path / "requirements.txt").write_text("numpy\n")
+    shown = run_cli("check", "--isolated", "--show-settings", "ran.ipynb", cwd=tmp_path).stdout
+    assert "ran.ipynb: target-version 2.4 (" in shown and "printed `tf.__version__` as 2.4.1 (cell 1)" in shown
 
 
 def test_an_edited_declaration_changes_cached_results(tmp_path):

@@ -16,11 +16,13 @@ of ``text/`` keeps no outputs, and the project layer does not import it):
   printed beside it, ``2.2.4-tf``, is not TensorFlow's).
 
 Several declarations give the lowest (the oldest TensorFlow the notebook must run on, as a
-requirement's lower bound does); an installed pin is read before a saved output, which only
-says where the notebook ran. A notebook's own declaration beats the dependency files of its
-directory (``tf_version.py``): a notebook that installs or printed its TensorFlow says more about
-itself than a requirements file shared by a whole course, which may have been raised after the
-notebook was last run. A configured ``target-version`` beats both.
+requirement's lower bound does); an installed pin is read before a saved output. How they rank with
+the dependency files of the notebook's directory (``tf_version.py``): a pinned install outranks
+them, because it is what the notebook runs on whatever the directory declares; a saved output only
+says where the notebook last ran, which a requirements file written or raised since outranks
+(handson-ml2's chapter 10 printed 2.4.1; its requirements.txt now asks for 2.6), so it counts only
+where no dependency file declares TensorFlow (the 2019 course notebooks that printed 2.0.0-alpha0).
+A configured ``target-version`` outranks everything.
 """
 
 from __future__ import annotations
@@ -48,13 +50,16 @@ _VERSION_LINE = re.compile(
     r"""^(?:[^\d\n]*[\s:])?['"]?(\d+)\.(\d+)\.\d+(?:-?(?:alpha|beta|rc|dev)\d*|[a-z]+\d*)?['"]?\s*$""", re.IGNORECASE)
 
 
+# Any version line, a Keras one (`2.2.4-tf`) or NumPy's (`1.16.4`) too: what pairs outputs with the prints.
+_ANY_VERSION = re.compile(r"""^(?:[^\d\n]*[\s:])?['"]?\d+\.\d+\.\d+\S*\s*$""")
+_NAMES_TENSORFLOW = re.compile(r"\b(?:tf|tensorflow)\b", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class NotebookVersion:
     version: Version
-    evidence: str  # what the notebook shows: "installs `tensorflow==2.0.0-alpha0`", ...
-
-    def describe(self) -> str:
-        return self.evidence
+    evidence: str  # what the notebook shows, and where: "installs `tensorflow==2.0.0-alpha0` (cell 4)"
+    saved_output: bool = False  # only a saved output of `tf.__version__`: where it last ran
 
 
 def notebook_version(text: str) -> Optional[NotebookVersion]:
@@ -76,7 +81,7 @@ def notebook_version(text: str) -> Optional[NotebookVersion]:
         source = _text(cell.get("source"))
         declared.extend(_installed(source, number))
         if _PRINTS_VERSION.search(source):
-            found = _printed(cell.get("outputs"), number)
+            found = _printed(source, cell.get("outputs"), number)
             if found is not None:
                 printed.append(found)
     found_in = declared or printed
@@ -101,23 +106,33 @@ def _installed(source: str, cell: int) -> Iterator[NotebookVersion]:
                     yield NotebookVersion(version, f"installs `{match.group(0).strip(chr(34) + chr(39))}` (cell {cell})")
 
 
-def _printed(outputs: object, cell: int) -> Optional[NotebookVersion]:
-    """The TensorFlow version a cell printing ``tf.__version__`` showed: its first version line."""
+def _printed(source: str, outputs: object, cell: int) -> Optional[NotebookVersion]:
+    """The TensorFlow version a cell printing ``tf.__version__`` showed. Its version lines answer the
+    cell's ``__version__`` lines in order (``print(np.__version__)`` then ``print(tf.__version__)``:
+    the second); where they cannot be paired, only a line that names TensorFlow counts."""
     if not isinstance(outputs, list):
         return None
-    for output in outputs:
-        if not isinstance(output, dict) or output.get("name") == "stderr":
-            continue
-        data = output.get("data")
-        shown = output.get("text") if "text" in output else data.get("text/plain") if isinstance(data, dict) else None
-        for line in _text(shown).splitlines():
-            match = _VERSION_LINE.match(line.strip())
-            if match is None:
-                continue
-            version = (int(match.group(1)), int(match.group(2)))
-            if version in RELEASED_TENSORFLOW:
-                return NotebookVersion(version, f"printed `tf.__version__` as {line.strip()} (cell {cell})")
+    asked = [line for line in source.splitlines() if "__version__" in line and not line.lstrip().startswith("#")]
+    shown = [line.strip() for output in outputs for line in _shown(output).splitlines() if _ANY_VERSION.match(line.strip())]
+    tensorflow = [index for index, line in enumerate(asked) if _PRINTS_VERSION.search(line)]
+    if len(asked) == len(shown) and tensorflow and all(line.count("__version__") == 1 for line in asked):
+        candidates = [shown[tensorflow[0]]]
+    else:
+        candidates = [line for line in shown if _NAMES_TENSORFLOW.search(line)]
+    for line in candidates:
+        match = _VERSION_LINE.match(line)
+        version = (int(match.group(1)), int(match.group(2))) if match is not None else None
+        if version in RELEASED_TENSORFLOW:
+            return NotebookVersion(version, f"printed `tf.__version__` as {line} (cell {cell})", True)  # type: ignore[arg-type]
     return None
+
+
+def _shown(output: object) -> str:
+    """What an output shows on stdout or as a result (a warning on stderr is no answer)."""
+    if not isinstance(output, dict) or output.get("name") == "stderr":
+        return ""
+    data = output.get("data")
+    return _text(output.get("text") if "text" in output else data.get("text/plain") if isinstance(data, dict) else None)
 
 
 def _text(value: object) -> str:

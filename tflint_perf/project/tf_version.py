@@ -10,8 +10,9 @@ versions a finding holds for. In one directory the packaging metadata decides wh
 TensorFlow; otherwise the lowest bound of its requirements files does (a CPU and a GPU pin side by
 side: the code runs on both).
 
-A notebook's own declaration (a cell installing a pinned TensorFlow, the saved output of
-``tf.__version__``: ``notebook_version.py``) beats its directory's dependency files.
+A notebook's own declaration (``notebook_version.py``) comes first when it installs a pinned
+TensorFlow (that is what the notebook runs on); the saved output of ``tf.__version__`` (where it last
+ran) counts only where no dependency file declares TensorFlow.
 
 A ``VersionSearch`` answers for every directory of a run: each directory's dependency files are
 listed and read once, whichever file asks (the files of one directory, and the directories of one
@@ -59,6 +60,9 @@ class InferredVersion:
     version: Version
     source: Path  # the file the requirement was read from (or the notebook that declares its own)
     evidence: Optional[str] = None  # for a notebook: what it shows ("installs `tensorflow==2.0.0`")
+    # A notebook's saved output of `tf.__version__` only: where it last ran, which the dependency files
+    # of its directory outrank (an install in the notebook outranks them: it is what the notebook runs).
+    saved_output: bool = False
 
     def describe(self) -> str:
         return f"{self.version[0]}.{self.version[1]} (inferred from {self.where()})"
@@ -91,10 +95,10 @@ def infer_for_file(path: Path) -> Optional[InferredVersion]:
             status = os.stat(real)
         except OSError:
             status = None
-        if status is not None:
-            found = _notebook(real, status.st_mtime_ns, status.st_size)
-            if found is not None:
-                return found
+        found = _notebook(real, status.st_mtime_ns, status.st_size) if status is not None else None
+        if found is not None and not found.saved_output:
+            return found
+        return infer_tensorflow_version(path.parent) or found
     return infer_tensorflow_version(path.parent if path.suffix else path)
 
 
@@ -143,11 +147,10 @@ class VersionSearch:
         """The TensorFlow the notebook at ``real`` (a real path) declares in its own cells, if any,
         remembered by its stat as a dependency file's bound is."""
         remembered = self._remembered(real)
-        if remembered is not None:
-            bound, evidence = remembered
-        else:
-            bound, evidence = self._remember(real, _read_notebook)
-        return None if bound is None else InferredVersion(bound, Path(real), evidence)
+        bound, detail = remembered if remembered is not None else self._remember(real, _read_notebook)
+        if bound is None or detail is None:
+            return None
+        return InferredVersion(bound, Path(real), str(detail[0]), bool(detail[1]))
 
     def _names(self, key: str) -> Optional[Set[str]]:
         """The names in a directory, listed once (None when it cannot be listed: then each is asked)."""
@@ -183,9 +186,10 @@ class VersionSearch:
             return remembered[0]
         return self._remember(name, _read_dependency_file)[0]
 
-    def _remembered(self, name: str) -> Optional[Tuple[Optional[Version], Optional[str]]]:
-        """What an earlier run read from the file (its bound, and a notebook's evidence), when its stat
-        still matches: ``[mtime_ns, size, bound]`` or ``[mtime_ns, size, bound, evidence]``."""
+    def _remembered(self, name: str) -> Optional[Tuple[Optional[Version], Optional[list]]]:
+        """What an earlier run read from the file (its bound, and for a notebook what it shows), when
+        its stat still matches: ``[mtime_ns, size, bound]``, or ``[mtime_ns, size, bound, [evidence,
+        saved_output]]`` for a notebook."""
         known = self.stamps.get(name)
         if not isinstance(known, list) or len(known) not in (3, 4):
             return None
@@ -196,15 +200,17 @@ class VersionSearch:
         if known[:2] != [status.st_mtime_ns, status.st_size]:
             return None
         bound = known[2]
-        evidence = known[3] if len(known) == 4 and isinstance(known[3], str) else None
+        detail = known[3] if len(known) == 4 else None
+        if detail is not None and not (isinstance(detail, list) and len(detail) == 2 and isinstance(detail[0], str)):
+            return None
         if bound is None:
-            return None, evidence
+            return None, detail
         if isinstance(bound, list) and len(bound) == 2 and all(type(part) is int for part in bound):
-            return (bound[0], bound[1]), evidence
+            return (bound[0], bound[1]), detail
         return None
 
-    def _remember(self, name: str, read: "Reader") -> Tuple[Optional[Version], Optional[str]]:
-        """Read the file (``read`` gives its bound and evidence) and remember the answer by its stat."""
+    def _remember(self, name: str, read: "Reader") -> Tuple[Optional[Version], Optional[list]]:
+        """Read the file (``read`` gives its bound, and a notebook's detail) and remember the answer by its stat."""
         try:
             status: Optional[os.stat_result] = os.stat(name)
         except OSError:
@@ -215,26 +221,26 @@ class VersionSearch:
         except OSError:
             self.stamps.pop(name, None)
             return None, None
-        bound, evidence = read(Path(name), text)
+        bound, detail = read(Path(name), text)
         if status is not None and status.st_mtime_ns < self._started - RACY_NS:
             stamp = [status.st_mtime_ns, status.st_size, list(bound) if bound else None]
-            self.stamps[name] = stamp + [evidence] if evidence is not None else stamp
+            self.stamps[name] = stamp + [detail] if detail is not None else stamp
         else:
             self.stamps.pop(name, None)
-        return bound, evidence
+        return bound, detail
 
 
-Reader = Callable[[Path, str], Tuple[Optional[Version], Optional[str]]]
+Reader = Callable[[Path, str], Tuple[Optional[Version], Optional[list]]]
 
 
-def _read_dependency_file(path: Path, text: str) -> Tuple[Optional[Version], Optional[str]]:
+def _read_dependency_file(path: Path, text: str) -> Tuple[Optional[Version], Optional[list]]:
     bounds = [bound for bound in map(lower_bound, _requirements(path, text)) if bound is not None]
     return (min(bounds) if bounds else None), None
 
 
-def _read_notebook(path: Path, text: str) -> Tuple[Optional[Version], Optional[str]]:
+def _read_notebook(path: Path, text: str) -> Tuple[Optional[Version], Optional[list]]:
     found = notebook_version(text)
-    return (None, None) if found is None else (found.version, found.evidence)
+    return (None, None) if found is None else (found.version, [found.evidence, found.saved_output])
 
 
 def _dependency_files(directory: Path) -> Iterator[Path]:
