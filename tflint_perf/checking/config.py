@@ -69,8 +69,9 @@ class Settings:
     extend_exclude: List[str] = field(default_factory=list)
     respect_gitignore: bool = True
     target_version: Optional[Tuple[int, int]] = None  # the TensorFlow version the code runs on
-    # Where target_version came from: "configuration", "--target-version", or the dependency file it
-    # was inferred from (project_version.py); None when it is unknown.
+    # Where target_version came from: "configuration", "--target-version", the dependency file it
+    # was inferred from, or the notebook that declares it and how (project/tf_version.py); None when
+    # it is unknown.
     target_version_source: Optional[str] = None
     unsafe_fixes: bool = False
     options: Dict[str, Any] = field(default_factory=dict)
@@ -338,9 +339,9 @@ def with_project_version(settings: Settings, path: Path) -> Settings:
     """``settings`` with the TensorFlow version the project of ``path`` depends on, when none is configured."""
     if settings.target_version is not None:
         return settings
-    from tflint_perf.project.tf_version import infer_tensorflow_version
+    from tflint_perf.project.tf_version import infer_for_file
 
-    inferred = infer_tensorflow_version(path.parent if path.suffix else path)
+    inferred = infer_for_file(path)  # a notebook's own declaration first, then the project's files
     if inferred is None:
         return settings
-    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=str(inferred.source))
+    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=inferred.where())

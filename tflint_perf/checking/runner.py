@@ -27,7 +27,7 @@ from tflint_perf.checking.discovery import relative_to_root
 from tflint_perf.checking.manifest import MARKERS, ProjectFiles, content_digest, manifest_name
 from tflint_perf.checking.results import FileResult, Mode
 from tflint_perf.project.index import project_for, project_root
-from tflint_perf.project.tf_version import VersionSearch
+from tflint_perf.project.tf_version import NOTEBOOK_SUFFIX, VersionSearch
 
 # Below this much work (bytes of source that mentions TensorFlow/Keras, i.e. that gets parsed), starting
 # workers costs more than it saves. Measured (docs/performance.md): checking costs 2.5-5 ms of CPU per KB;
@@ -142,6 +142,8 @@ class _Plan:
             directory = self._directory(parent)
         if not job.path.suffix:  # searched from the path itself, as ``config.with_project_version`` does
             settings = self._settings_from(os.path.join(directory.real, name))
+        elif name.endswith(NOTEBOOK_SUFFIX):  # a notebook's own declaration beats its directory's
+            settings = self._notebook_settings(job.real or os.path.join(directory.real, name), directory.settings)
         else:
             settings = directory.settings
         if self.cache is None:
@@ -190,9 +192,20 @@ class _Plan:
         if known is None:
             inferred = self.versions.infer(start)
             known = self.settings if inferred is None else replace(
-                self.settings, target_version=inferred.version, target_version_source=str(inferred.source))
+                self.settings, target_version=inferred.version, target_version_source=inferred.where())
             self._versioned[start] = known
         return known
+
+    def _notebook_settings(self, real: str, around: Settings) -> Settings:
+        """The settings of a notebook: the TensorFlow it installs in its own cells (remembered by its
+        stat), when none is configured; else its directory's (``around``); else the TensorFlow its
+        saved output of ``tf.__version__`` shows (``tf_version.infer_for_file``'s order)."""
+        if self.settings.target_version is not None:
+            return around
+        inferred = self.versions.notebook(real)
+        if inferred is None or (inferred.saved_output and around.target_version is not None):
+            return around
+        return replace(self.settings, target_version=inferred.version, target_version_source=inferred.where())
 
     def _project_files(self, real_directory: str, real_file: str) -> ProjectFiles:
         """The project of the files in a directory (``project_for``'s answer, asked once per project)."""

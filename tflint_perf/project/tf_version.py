@@ -10,10 +10,15 @@ versions a finding holds for. In one directory the packaging metadata decides wh
 TensorFlow; otherwise the lowest bound of its requirements files does (a CPU and a GPU pin side by
 side: the code runs on both).
 
+A notebook's own declaration (``notebook_version.py``) comes first when it installs a pinned
+TensorFlow (that is what the notebook runs on); the saved output of ``tf.__version__`` (where it last
+ran) counts only where no dependency file declares TensorFlow.
+
 A ``VersionSearch`` answers for every directory of a run: each directory's dependency files are
 listed and read once, whichever file asks (the files of one directory, and the directories of one
 project, share the answer). It can remember each dependency file's bound by its stat between runs
-(the results cache keeps it), so a warm run reads none of them.
+(the results cache keeps it), so a warm run reads none of them; a notebook's own declaration is
+remembered the same way.
 """
 
 from __future__ import annotations
@@ -24,14 +29,17 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 try:
     import tomllib
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
+from tflint_perf.project.notebook_version import notebook_version
+
 Version = Tuple[int, int]
+NOTEBOOK_SUFFIX = ".ipynb"
 
 _DISTRIBUTIONS = r"(?:tensorflow[-_](?:cpu|gpu|macos|intel|aarch64)|tensorflow|tf[-_]nightly(?:[-_](?:cpu|gpu))?)"
 _REQUIREMENT = re.compile(
@@ -50,10 +58,18 @@ RACY_NS = 2_000_000_000
 @dataclass(frozen=True)
 class InferredVersion:
     version: Version
-    source: Path  # the file the requirement was read from
+    source: Path  # the file the requirement was read from (or the notebook that declares its own)
+    evidence: Optional[str] = None  # for a notebook: what it shows ("installs `tensorflow==2.0.0`")
+    # A notebook's saved output of `tf.__version__` only: where it last ran, which the dependency files
+    # of its directory outrank (an install in the notebook outranks them: it is what the notebook runs).
+    saved_output: bool = False
 
     def describe(self) -> str:
-        return f"{self.version[0]}.{self.version[1]} (inferred from {self.source})"
+        return f"{self.version[0]}.{self.version[1]} (inferred from {self.where()})"
+
+    def where(self) -> str:
+        """The source as ``target_version_source`` says it: the file, and for a notebook what it shows."""
+        return f"{self.source}: {self.evidence}" if self.evidence else str(self.source)
 
 
 def lower_bound(requirement: str) -> Optional[Version]:
@@ -70,9 +86,30 @@ def infer_tensorflow_version(directory: Path) -> Optional[InferredVersion]:
     return _infer(str(directory.resolve()))
 
 
+def infer_for_file(path: Path) -> Optional[InferredVersion]:
+    """The TensorFlow a file runs on: a notebook's own declaration, else its project's (a directory
+    given as ``path`` is searched from itself)."""
+    if path.suffix == NOTEBOOK_SUFFIX:
+        real = os.path.realpath(path)
+        try:
+            status = os.stat(real)
+        except OSError:
+            status = None
+        found = _notebook(real, status.st_mtime_ns, status.st_size) if status is not None else None
+        if found is not None and not found.saved_output:
+            return found
+        return infer_tensorflow_version(path.parent) or found
+    return infer_tensorflow_version(path.parent if path.suffix else path)
+
+
 @lru_cache(maxsize=1024)  # per directory: every file of a project asks the same few
 def _infer(directory: str) -> Optional[InferredVersion]:
     return VersionSearch().infer(directory)
+
+
+@lru_cache(maxsize=256)  # by stat: an edited notebook is read again
+def _notebook(real: str, mtime_ns: int, size: int) -> Optional[InferredVersion]:
+    return VersionSearch().notebook(real)
 
 
 class VersionSearch:
@@ -106,6 +143,15 @@ class VersionSearch:
             current = current.parent
         return None
 
+    def notebook(self, real: str) -> Optional[InferredVersion]:
+        """The TensorFlow the notebook at ``real`` (a real path) declares in its own cells, if any,
+        remembered by its stat as a dependency file's bound is."""
+        remembered = self._remembered(real)
+        bound, detail = remembered if remembered is not None else self._remember(real, _read_notebook)
+        if bound is None or detail is None:
+            return None
+        return InferredVersion(bound, Path(real), str(detail[0]), bool(detail[1]))
+
     def _names(self, key: str) -> Optional[Set[str]]:
         """The names in a directory, listed once (None when it cannot be listed: then each is asked)."""
         if key not in self._listed:
@@ -135,31 +181,66 @@ class VersionSearch:
     def _bound(self, path: Path) -> Optional[Version]:
         """The lowest TensorFlow bound the file declares, remembered by its stat."""
         name = str(path)
+        remembered = self._remembered(name)
+        if remembered is not None:
+            return remembered[0]
+        return self._remember(name, _read_dependency_file)[0]
+
+    def _remembered(self, name: str) -> Optional[Tuple[Optional[Version], Optional[list]]]:
+        """What an earlier run read from the file (its bound, and for a notebook what it shows), when
+        its stat still matches: ``[mtime_ns, size, bound]``, or ``[mtime_ns, size, bound, [evidence,
+        saved_output]]`` for a notebook."""
+        known = self.stamps.get(name)
+        if not isinstance(known, list) or len(known) not in (3, 4):
+            return None
         try:
             status = os.stat(name)
         except OSError:
+            return None
+        if known[:2] != [status.st_mtime_ns, status.st_size]:
+            return None
+        bound = known[2]
+        detail = known[3] if len(known) == 4 else None
+        if detail is not None and not (isinstance(detail, list) and len(detail) == 2 and isinstance(detail[0], str)):
+            return None
+        if bound is None:
+            return None, detail
+        if isinstance(bound, list) and len(bound) == 2 and all(type(part) is int for part in bound):
+            return (bound[0], bound[1]), detail
+        return None
+
+    def _remember(self, name: str, read: "Reader") -> Tuple[Optional[Version], Optional[list]]:
+        """Read the file (``read`` gives its bound, and a notebook's detail) and remember the answer by its stat."""
+        try:
+            status: Optional[os.stat_result] = os.stat(name)
+        except OSError:
             status = None
-        known = self.stamps.get(name)
-        if status is not None and isinstance(known, list) and len(known) == 3 and known[:2] == [
-                status.st_mtime_ns, status.st_size]:
-            bound = known[2]
-            if bound is None:
-                return None
-            if isinstance(bound, list) and len(bound) == 2 and all(type(part) is int for part in bound):
-                return bound[0], bound[1]
         self.read.append(name)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = Path(name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             self.stamps.pop(name, None)
-            return None
-        bounds = [bound for bound in map(lower_bound, _requirements(path, text)) if bound is not None]
-        bound = min(bounds) if bounds else None
+            return None, None
+        bound, detail = read(Path(name), text)
         if status is not None and status.st_mtime_ns < self._started - RACY_NS:
-            self.stamps[name] = [status.st_mtime_ns, status.st_size, list(bound) if bound else None]
+            stamp = [status.st_mtime_ns, status.st_size, list(bound) if bound else None]
+            self.stamps[name] = stamp + [detail] if detail is not None else stamp
         else:
             self.stamps.pop(name, None)
-        return bound
+        return bound, detail
+
+
+Reader = Callable[[Path, str], Tuple[Optional[Version], Optional[list]]]
+
+
+def _read_dependency_file(path: Path, text: str) -> Tuple[Optional[Version], Optional[list]]:
+    bounds = [bound for bound in map(lower_bound, _requirements(path, text)) if bound is not None]
+    return (min(bounds) if bounds else None), None
+
+
+def _read_notebook(path: Path, text: str) -> Tuple[Optional[Version], Optional[list]]:
+    found = notebook_version(text)
+    return (None, None) if found is None else (found.version, [found.evidence, found.saved_output])
 
 
 def _dependency_files(directory: Path) -> Iterator[Path]:
@@ -237,3 +318,4 @@ def _setup_py_requirements(text: str) -> List[str]:
 def forget_inferred_versions() -> None:
     """Forget each directory's answer: a dependency file changed (the language server reloads)."""
     _infer.cache_clear()
+    _notebook.cache_clear()

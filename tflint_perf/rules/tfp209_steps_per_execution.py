@@ -46,10 +46,12 @@ evidently many rows (a slice of more than 1,024 rows such as `series[:7000]`, an
 60,000 rows; on data of unknown size a linear model is as often a demonstration on a few thousand points),
 and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
-(Keras then uses 32), or a `tf.data` pipeline batched by a literal of at most 256. A `fit` with a
+(Keras then uses 32), or a `tf.data` pipeline batched by at most 256 (a literal, or a value followed to
+where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for). A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
-`steps_per_execution` (`target-version` or the version inferred from the project's dependency files
+`steps_per_execution` (`target-version` or the version inferred from the project's dependency files,
+or from a notebook's own cells (a pinned `pip install`, the saved output of `tf.__version__`),
 below 2.4: 2.2 and 2.3 have only `experimental_steps_per_execution`, 2.0 and 2.1 nothing; or
 TensorFlow 1 code as TFP401 recognises it). With the version unknown, the finding is made: set
 `target-version` for a project that declares its TensorFlow nowhere.
@@ -138,6 +140,11 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         # The model is a parameter: not seen whole.
         Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y, epochs=10)\n"),
         Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
+        # The helper's batch size is the caller's choice, and one caller passes 4096: not every step is small.
+        Valid(_MLP + "def windowed_dataset(series, batch_size):\n"
+              "    return tf.data.Dataset.from_tensor_slices(series).map(lambda w: (w[:-1], w[-1])).batch(batch_size)\n"
+              "dataset = windowed_dataset(x_train, 4096)\nsmall = windowed_dataset(x_valid, 32)\n"
+              "model.compile(loss='mse', optimizer='sgd')\nmodel.fit(dataset, epochs=100)\n"),
     )
     invalid = (
         # A linear model fitted on evidently many rows for 20 epochs (handson-ml2 ch. 15: 7,000 series;
@@ -153,6 +160,14 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
                 "model.fit(ds, epochs=3)\n"),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n", fixed=None),
+        # tensorflow-1-public C4_W2_Lab_3_deep_NN: windows batched by a helper's `batch_size` parameter,
+        # which its one caller passes the notebook's `batch_size = 32`.
+        Invalid(_MLP + "batch_size = 32\ndef windowed_dataset(series, window_size, batch_size):\n"
+                "    dataset = tf.data.Dataset.from_tensor_slices(series).window(window_size + 1, shift=1)\n"
+                "    dataset = dataset.flat_map(lambda w: w.batch(window_size + 1)).map(lambda w: (w[:-1], w[-1]))\n"
+                "    return dataset.shuffle(1000).batch(batch_size).cache().prefetch(1)\n"
+                "dataset = windowed_dataset(x_train, 20, batch_size)\n"
+                "model.compile(loss='mse', optimizer='sgd')\nmodel.fit(dataset, epochs=100)\n", fixed=None),
         Invalid(
             _MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n",
             fixed=_MLP + "model.compile(optimizer='sgd', loss='mse', steps_per_execution=32)\nmodel.fit(x, y, batch_size=32, epochs=10)\n",
@@ -224,6 +239,16 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                         return True
         return False
 
+    def _batch_size(self, context: RuleContext, batch: cst.Call) -> Optional[int]:
+        """A pipeline's ``batch(n)`` size: a literal, or an integer followed to where it is set (a
+        helper's ``batch_size`` parameter that every caller passes ``BATCH_SIZE = 32`` for)."""
+        if not batch.args:
+            return None
+        size = batch.args[0].value
+        site = context.model.site_of(batch)  # None for another module's helper: only its literal counts
+        known = context.model.integer_values.integer(size, site) if site is not None else None
+        return known.value if known is not None else int_literal(size)
+
     def _small_step_fit(self, context: RuleContext, site: CallSite, receiver: cst.BaseExpression) -> Optional[CallSite]:
         """A later `<receiver>.fit(...)` on the same model with a small (or the default) batch size."""
         for other in context.model.keras_models.later_fits(receiver, site):
@@ -237,7 +262,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             batch = keyword_argument(call, "batch_size")
             fed = [c for c in context.model.pipelines.consumptions if c.node is call and c.role == "fit"]
             if fed:  # a tf.data pipeline: its own `batch(n)` sets the step size
-                sizes = [int_literal(op.call.args[0].value) if op.call.args else None
+                sizes = [self._batch_size(context, op.call)
                          for c in fed for state in c.states for op in state.ops if op.name == "batch"]
                 if sizes and all(size is not None and size <= _MAX_BATCH for size in sizes):
                     return other

@@ -1,0 +1,141 @@
+"""The TensorFlow a notebook declares in its own cells (project/notebook_version.py): a pinned install,
+the saved output of `tf.__version__`; how they rank with the directory's dependency files, is remembered
+by the notebook's stat, and reaches the rules and --show-settings."""
+
+import json
+import os
+
+import pytest
+
+from tests.conftest import run_cli
+from tflint_perf.project.notebook_version import notebook_version
+from tflint_perf.project.tf_version import VersionSearch
+
+OLD = 1_500_000_000  # a modification time long past: not "racily clean"
+
+# czy36mengfei/tensorflow2_tutorials_chinese 021-MLP/001-MLP.ipynb: a small MLP fitted in steps of 32,
+# on the TensorFlow 2.0 alpha its first cell printed (TFP209: no `steps_per_execution` there).
+MLP = (
+    "model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(10)])\n"
+    "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')\n"
+    "model.fit(x_train, y_train, batch_size=32, epochs=10)\n"
+)
+
+
+def notebook(*cells) -> str:
+    """A notebook of code cells, each ``source`` or ``(source, outputs)``."""
+    made = []
+    for cell in cells:
+        source, outputs = cell if isinstance(cell, tuple) else (cell, [])
+        made.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": outputs,
+                     "source": source.splitlines(keepends=True)})
+    return json.dumps({"cells": made, "metadata": {}, "nbformat": 4, "nbformat_minor": 2}, indent=1)
+
+
+def stdout(text: str) -> list:
+    return [{"name": "stdout", "output_type": "stream", "text": text.splitlines(keepends=True)}]
+
+
+def result(text: str) -> list:
+    return [{"data": {"text/plain": [text]}, "execution_count": 1, "metadata": {}, "output_type": "execute_result"}]
+
+
+@pytest.mark.parametrize(
+    "cells, version",
+    [
+        # Installs (czy36mengfei 020-Eager, 032-Text; dlaicourse S+P notebooks).
+        (["!pip install -q tensorflow==2.0.0-alpha0\nimport tensorflow as tf"], (2, 0)),
+        (["!pip install tensorflow-gpu==2.0.0-beta1"], (2, 0)),
+        (["%pip install 'tensorflow>=2.4,<3'"], (2, 4)),
+        (["pip install tensorflow==1.15.5"], (1, 15)),
+        (["!pip install -U tf-nightly-2.0-preview"], (2, 0)),
+        (["%tensorflow_version 1.x\nimport tensorflow as tf"], (1, 15)),
+        # Saved outputs of `tf.__version__` (a keras version printed beside it is not TensorFlow's).
+        ([("import tensorflow as tf\nprint(tf.__version__)", stdout("2.0.0-alpha0\n"))], (2, 0)),
+        ([("print(tf.__version__)\nprint(tf.keras.__version__)", stdout("2.0.0\n2.2.4-tf\n"))], (2, 0)),
+        ([("import tensorflow as tf\ntf.__version__", result("'2.0.0-dev20190428'"))], (2, 0)),
+        ([("print('tf version:', tf.__version__)", stdout("tf version: 2.0.0-alpha0\neager execution: True\n"))], (2, 0)),
+        ([("print(tf.__version__)\nmodel.fit(x, y)", stdout("1.12.0\nEpoch 1/10\n60000/60000 [====] - loss: 0.4\n"))], (1, 12)),
+        # Other versions printed beside it: the outputs answer the prints in order; unpaired, only a line naming TensorFlow.
+        ([("print(np.__version__)\nprint(tf.__version__)", stdout("1.15.4\n2.3.0\n"))], (2, 3)),
+        ([("for m in (np, tf):\n    print(m.__name__, m.__version__)\nprint(tf.__version__)", stdout("numpy 1.15.4\ntensorflow 2.3.0\n2.3.0\n"))], (2, 3)),
+        ([("print(np.__version__, tf.__version__)", stdout("1.15.4 2.3.0\n"))], None),
+        # Two declarations: the oldest TensorFlow the notebook must run on; an install before a saved output.
+        (["!pip install tensorflow==2.3.0", "!pip install tensorflow-gpu==2.1.0"], (2, 1)),
+        ([("print(tf.__version__)", stdout("2.8.0\n")), "!pip install tensorflow==2.6.0"], (2, 6)),
+        # Nothing declared.
+        (["#!pip install tensorflow==2.0.0-beta0\nimport tensorflow as tf"], None),
+        (["try:\n  !pip install tf-nightly\nexcept Exception:\n  pass"], None),
+        (["%tensorflow_version 2.x\nimport tensorflow as tf"], None),
+        (["!pip install tensorflow-datasets==4.0.1 tensorflow-addons==0.8"], None),
+        ([("print(tf.__version__)", [])], None),
+        ([("print(np.__version__)", stdout("1.16.4\n"))], None),
+        ([("print(tf.__version__)", [{"name": "stderr", "output_type": "stream", "text": ["1.13.1\n"]}])], None),
+        ([("print(tf.__version__)", stdout("9.9.0\n"))], None),  # no such TensorFlow
+    ],
+)
+def test_what_a_notebook_declares(cells, version):
+    found = notebook_version(notebook(*cells))
+    assert (found.version if found else None) == version
+
+
+def test_text_that_is_not_a_notebook_declares_nothing():
+    assert notebook_version("{ not json: tensorflow==2.0") is None
+    assert notebook_version('{"cells": "tensorflow==2.0"}') is None
+
+
+def test_a_notebooks_install_outranks_the_directorys_files_and_show_settings_says_how(tmp_path):
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.16.1\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "course"\n')
+    (tmp_path / "old.ipynb").write_text(notebook("!pip install -q tensorflow==2.0.0-alpha0\nimport tensorflow as tf", MLP))
+    (tmp_path / "new.ipynb").write_text(notebook("import tensorflow as tf", MLP))
+    found = run_cli("check", "--isolated", "--no-cache", "--select", "TFP209", "--output-format", "json", ".", cwd=tmp_path)
+    assert sorted(d["filename"] for d in json.loads(found.stdout)) == ["new.ipynb"]
+    shown = run_cli("check", "--isolated", "--show-settings", "old.ipynb", "new.ipynb", cwd=tmp_path)
+    assert "old.ipynb: target-version 2.0 (" in shown.stdout
+    assert "installs `tensorflow==2.0.0-alpha0` (cell 1)" in shown.stdout
+    assert "new.ipynb: target-version 2.16 (" in shown.stdout and "requirements.txt" in shown.stdout
+    configured = run_cli("check", "--isolated", "--no-cache", "--select", "TFP209", "--target-version", "2.15",
+                         "--output-format", "json", "old.ipynb", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(configured.stdout)] == ["TFP209"]  # a configured version beats the notebook
+
+
+def test_a_saved_output_counts_only_where_no_dependency_file_declares_tensorflow(tmp_path):
+    # handson-ml2: chapter 10 printed 2.4.1, and requirements.txt now asks for 2.6; an install in the
+    # notebook is what it runs, whatever the directory says.
+    (tmp_path / "requirements.txt").write_text("tensorflow~=2.6.0\n")
+    (tmp_path / "ran.ipynb").write_text(notebook(("import tensorflow as tf\nprint(tf.__version__)", stdout("2.4.1\n"))))
+    (tmp_path / "installs.ipynb").write_text(notebook("!pip install -q tensorflow-gpu==2.0.0-beta1"))
+    shown = run_cli("check", "--isolated", "--show-settings", "ran.ipynb", "installs.ipynb", cwd=tmp_path).stdout
+    assert "ran.ipynb: target-version 2.6 (" in shown and "installs.ipynb: target-version 2.0 (" in shown
+    (tmp_path / "requirements.txt").write_text("numpy\n")
+    shown = run_cli("check", "--isolated", "--show-settings", "ran.ipynb", cwd=tmp_path).stdout
+    assert "ran.ipynb: target-version 2.4 (" in shown and "printed `tf.__version__` as 2.4.1 (cell 1)" in shown
+
+
+def test_an_edited_declaration_changes_cached_results(tmp_path):
+    (tmp_path / "train.ipynb").write_text(notebook("!pip install tensorflow==2.0.0\nimport tensorflow as tf", MLP))
+    args = ("check", "--isolated", "--select", "TFP209", "--output-format", "json", "train.ipynb")
+    assert json.loads(run_cli(*args, cwd=tmp_path).stdout) == []
+    (tmp_path / "train.ipynb").write_text(notebook("!pip install tensorflow==2.15.0\nimport tensorflow as tf", MLP))
+    assert [d["code"] for d in json.loads(run_cli(*args, cwd=tmp_path).stdout)] == ["TFP209"]
+
+
+def test_a_notebooks_declaration_is_remembered_by_its_stat(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook("!pip install tensorflow-gpu==2.0.0-beta1"))
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text(notebook("import tensorflow as tf"))
+    for written in (path, plain):
+        os.utime(written, (OLD, OLD))
+    search = VersionSearch()
+    first = search.notebook(str(path))
+    assert first.version == (2, 0) and "installs `tensorflow-gpu==2.0.0-beta1` (cell 1)" in first.where()
+    assert search.notebook(str(plain)) is None
+    remembered = VersionSearch(json.loads(json.dumps(search.stamps)))
+    assert remembered.notebook(str(path)) == first and remembered.notebook(str(plain)) is None
+    assert remembered.read == []  # neither notebook read again
+    path.write_text(notebook("!pip install tensorflow==2.15.0"))
+    os.utime(path, (OLD + 10, OLD + 10))
+    changed = VersionSearch(remembered.stamps)
+    assert changed.notebook(str(path)).version == (2, 15) and changed.read == [str(path)]

@@ -1,0 +1,143 @@
+"""Which TensorFlow a notebook says it runs on, in its own cells.
+
+Course and book notebooks of 2019-2020 seldom sit beside a dependency file; they say their
+TensorFlow themselves, in one of two ways, read here from the notebook's JSON (the notebook reader
+of ``text/`` keeps no outputs, and the project layer does not import it):
+
+- a cell installs a pinned TensorFlow: ``!pip install -q tensorflow==2.0.0-alpha0``,
+  ``!pip install tensorflow-gpu==2.0.0-beta1``, ``%pip install "tensorflow>=2.4"``,
+  ``!pip install tf-nightly-2.0-preview`` (the 2.0 previews), or selects Colab's 1.x
+  (``%tensorflow_version 1.x``: Colab's TensorFlow 1 was 1.15). A declaration as strong as a
+  requirements line; a commented-out line (``#!pip install ...``) declares nothing, nor does an
+  unpinned ``!pip install tf-nightly``, nor ``%tensorflow_version 2.x`` (any 2.x Colab had, from 2.0
+  in 2019 to 2.8 in 2022: it says 2, not which);
+- a cell printing ``tf.__version__`` kept its output: ``2.0.0-alpha0``, ``tf version: 1.12.0``,
+  ``• Using TensorFlow Version: 2.1.0``: the TensorFlow the notebook last ran on (a Keras version
+  printed beside it, ``2.2.4-tf``, is not TensorFlow's).
+
+Several declarations give the lowest (the oldest TensorFlow the notebook must run on, as a
+requirement's lower bound does); an installed pin is read before a saved output. How they rank with
+the dependency files of the notebook's directory (``tf_version.py``): a pinned install outranks
+them, because it is what the notebook runs on whatever the directory declares; a saved output only
+says where the notebook last ran, which a requirements file written or raised since outranks
+(handson-ml2's chapter 10 printed 2.4.1; its requirements.txt now asks for 2.6), so it counts only
+where no dependency file declares TensorFlow (the 2019 course notebooks that printed 2.0.0-alpha0).
+A configured ``target-version`` outranks everything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from tflint_perf.project.versions import RELEASED_TENSORFLOW
+
+Version = Tuple[int, int]
+
+# Cheap test on the raw text before the JSON is parsed: nothing to find without one of these.
+_MARKERS = ("__version__", "tensorflow", "tf-nightly")
+_DISTRIBUTION = r"(?:tensorflow(?:[-_](?:gpu|cpu))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?)"
+_PIP_INSTALL = re.compile(r"^\s*(?:[!%]\s*)?(?:python3?\s+-m\s+)?pip3?\s+install\b(?P<rest>.*)$")
+_PINNED = re.compile(rf"""(?<![\w.-])['"]?{_DISTRIBUTION}\s*(?:===?|>=|~=)\s*v?(\d+)\.(\d+)[\w.+*-]*""", re.IGNORECASE)
+_PREVIEW = re.compile(r"(?<![\w.-])tf[-_]nightly(?:[-_]gpu)?[-_](\d+)\.(\d+)[-_]preview\b", re.IGNORECASE)
+_COLAB_MAGIC = re.compile(r"^\s*%?tensorflow_version\s+(\d+)\.x\s*$")
+_PRINTS_VERSION = re.compile(r"\b(?:tf|tensorflow)\.__version__\b")
+# A line that is a version, perhaps quoted or after a label: `2.0.0-alpha0`, `'2.0.0'`,
+# `tf version: 2.0.0-dev20190628`, `• Using TensorFlow Version: 2.1.0`. Keras's own `2.2.4-tf` is not.
+_VERSION_LINE = re.compile(
+    r"""^(?:[^\d\n]*[\s:])?['"]?(\d+)\.(\d+)\.\d+(?:-?(?:alpha|beta|rc|dev)\d*|[a-z]+\d*)?['"]?\s*$""", re.IGNORECASE)
+
+
+# Any version line, a Keras one (`2.2.4-tf`) or NumPy's (`1.16.4`) too: what pairs outputs with the prints.
+_ANY_VERSION = re.compile(r"""^(?:[^\d\n]*[\s:])?['"]?\d+\.\d+\.\d+\S*\s*$""")
+_NAMES_TENSORFLOW = re.compile(r"\b(?:tf|tensorflow)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class NotebookVersion:
+    version: Version
+    evidence: str  # what the notebook shows, and where: "installs `tensorflow==2.0.0-alpha0` (cell 4)"
+    saved_output: bool = False  # only a saved output of `tf.__version__`: where it last ran
+
+
+def notebook_version(text: str) -> Optional[NotebookVersion]:
+    """The TensorFlow the notebook ``text`` (its JSON) declares in its own cells, if any."""
+    if not any(marker in text for marker in _MARKERS):
+        return None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        return None
+    declared: List[NotebookVersion] = []
+    printed: List[NotebookVersion] = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _text(cell.get("source"))
+        declared.extend(_installed(source, number))
+        if _PRINTS_VERSION.search(source):
+            found = _printed(source, cell.get("outputs"), number)
+            if found is not None:
+                printed.append(found)
+    found_in = declared or printed
+    return min(found_in, key=lambda found: found.version) if found_in else None
+
+
+def _installed(source: str, cell: int) -> Iterator[NotebookVersion]:
+    for line in source.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        magic = _COLAB_MAGIC.match(line)
+        if magic is not None and magic.group(1) == "1":
+            yield NotebookVersion((1, 15), f"selects Colab's TensorFlow 1 (`%tensorflow_version 1.x`, cell {cell})")
+            continue
+        install = _PIP_INSTALL.match(line)
+        if install is None:
+            continue
+        for pattern in (_PINNED, _PREVIEW):
+            for match in pattern.finditer(install.group("rest")):
+                version = (int(match.group(1)), int(match.group(2)))
+                if version in RELEASED_TENSORFLOW:
+                    yield NotebookVersion(version, f"installs `{match.group(0).strip(chr(34) + chr(39))}` (cell {cell})")
+
+
+def _printed(source: str, outputs: object, cell: int) -> Optional[NotebookVersion]:
+    """The TensorFlow version a cell printing ``tf.__version__`` showed. Its version lines answer the
+    cell's ``__version__`` lines in order (``print(np.__version__)`` then ``print(tf.__version__)``:
+    the second); where they cannot be paired, only a line that names TensorFlow counts."""
+    if not isinstance(outputs, list):
+        return None
+    asked = [line for line in source.splitlines() if "__version__" in line and not line.lstrip().startswith("#")]
+    shown = [line.strip() for output in outputs for line in _shown(output).splitlines() if _ANY_VERSION.match(line.strip())]
+    tensorflow = [index for index, line in enumerate(asked) if _PRINTS_VERSION.search(line)]
+    if len(asked) == len(shown) and tensorflow and all(line.count("__version__") == 1 for line in asked):
+        candidates = [shown[tensorflow[0]]]
+    else:
+        candidates = [line for line in shown if _NAMES_TENSORFLOW.search(line)]
+    for line in candidates:
+        match = _VERSION_LINE.match(line)
+        version = (int(match.group(1)), int(match.group(2))) if match is not None else None
+        if version in RELEASED_TENSORFLOW:
+            return NotebookVersion(version, f"printed `tf.__version__` as {line} (cell {cell})", True)  # type: ignore[arg-type]
+    return None
+
+
+def _shown(output: object) -> str:
+    """What an output shows on stdout or as a result (a warning on stderr is no answer)."""
+    if not isinstance(output, dict) or output.get("name") == "stderr":
+        return ""
+    data = output.get("data")
+    return _text(output.get("text") if "text" in output else data.get("text/plain") if isinstance(data, dict) else None)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
+    return ""
