@@ -28,8 +28,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.classes import attribute_values
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.unpacking import unpacked_sources
 from tflint_perf.analysis import rows
 from tflint_perf.analysis.rows import Rows
 
@@ -55,7 +57,7 @@ _CHEAP_LAYERS = frozenset({
     "LayerNormalization", "Normalization", "Rescaling", "Reshape",
 })
 # How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
-_MAX_DEPTH = 4
+_MAX_DEPTH = 6
 
 
 def derives_from(model: ModuleModel, cls: ClassInfo, is_base: Callable[[str], bool], depth: int = 0) -> bool:
@@ -111,7 +113,8 @@ class KerasModels:
             owner = scope.owner if scope is not None else None
             if owner is not None and expr.attr.value == "model" and self._is_callback_class(owner):
                 return True  # Keras sets a callback's `self.model` to the model being trained
-            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            # assigned in the class's own methods or its same-file bases' (`self.q_model` of the agent base)
+            values = attribute_values(self.model, owner, expr.attr.value) if owner is not None else []
             return bool(values) and all(isinstance(v, cst.Call) and self.builds_model(v, depth + 1) for v in values)
         return False
 
@@ -133,14 +136,15 @@ class KerasModels:
         return target is not None and self.returns_model(target, depth + 1)
 
     def returns_model(self, function: FunctionInfo, depth: int = 0) -> bool:
-        """Every ``return`` of a same-file function gives a Keras model (and there is one)."""
-        if depth > _MAX_DEPTH:
-            return False
+        """Every ``return`` of a same-file function gives a Keras model (and there is one). The answer
+        does not depend on who asks, so it is worked out once with a whole depth budget of its own (a
+        builder calling a builder, asked from deep in a chain, must not be remembered as no model);
+        the memo doubles as the recursion guard."""
         if function not in self._returns:
             self._returns[function] = False  # recursion guard
             values = [r.node.value for r in function.returns]
             self._returns[function] = bool(values) and all(
-                v is not None and self.is_model(v, function, r.place, depth + 1)
+                v is not None and self.is_model(v, function, r.place, 0)
                 for v, r in zip(values, function.returns)
             )
         return self._returns[function]
@@ -153,6 +157,10 @@ class KerasModels:
             return self.is_model(binding.value, binding.scope, binding.place, depth)
         if binding.kind == "param" and binding.scope is not None:
             return self._argument_is_model(binding.scope, binding.name, depth)
+        if binding.kind == "unpack":
+            # `generator, discriminator, adversarial = models`, the caller's `models = (generator, ...)`
+            sources = unpacked_sources(self.model, binding)
+            return bool(sources) and all(self.is_model(s.expr, s.scope, s.place, depth + 1) for s in sources or ())
         return False
 
     def _argument_is_model(self, function: FunctionInfo, param: str, depth: int) -> bool:

@@ -38,6 +38,55 @@ _EXTRACT = (
     "        values[start:end] = model.predict(image_batch[0:end - start])\n        start = end\n"
     "    return values\n"
 )
+# Advanced-Deep-Learning-with-Keras' GAN trainers: the models and the sizes travel packed in tuples
+# (`models = (generator, ...)`, `params = (batch_size, ...)`) and are unpacked in the trainer.
+_GAN = (
+    "import numpy as np\nfrom tensorflow.keras.models import Model\n\n"
+    "def build_generator(inputs):\n    generator = Model(inputs, inputs)\n    return generator\n\n"
+    "def train(models, x_train, params):\n    generator, discriminator = models\n"
+    "    batch_size, latent_size, train_steps = params\n    for i in range(train_steps):\n"
+    "        noise = np.random.uniform(-1.0, 1.0, size=[batch_size, latent_size])\n"
+    "        fake_images = generator.predict(noise)\n        discriminator.train_on_batch(fake_images, y)\n\n"
+    "def build_and_train():\n    batch_size = BATCH\n    latent_size = 100\n"
+    "    generator = build_generator(inputs)\n    discriminator = Model(inputs, inputs)\n"
+    "    models = (generator, discriminator)\n    params = (batch_size, latent_size, 40000)\n"
+    "    train(models, x_train, params)\n"
+)
+# A policy-gradient script: the agent is one of several subclasses that inherit `act` from their base,
+# made by a setup function that returns it in a tuple.
+_AGENTS = (
+    "import numpy as np\nfrom tensorflow.keras.models import Model\n\nclass PolicyAgent:\n"
+    "    def __init__(self, env):\n        self.actor_model = Model(inputs, outputs)\n\n"
+    "    def act(self, state):\n        action = self.actor_model.predict(state)\n        return action[0]\n\n"
+    "class REINFORCEAgent(PolicyAgent):\n    pass\n\nclass A2CAgent(PolicyAgent):\n    pass\n\n"
+    "def setup_agent(env, args):\n    if args.a2c:\n        agent = A2CAgent(env)\n    else:\n"
+    "        agent = REINFORCEAgent(env)\n    return agent, args.train\n\n"
+    "agent, train = setup_agent(env, args)\nfor episode in range(1000):\n    state = env.reset()\n"
+    "    done = False\n    while not done:\n        state = np.reshape(state, [1, 2])\n"
+    "        action = agent.act(state)\n        state, reward, done, _ = env.step(action)\n"
+)
+# Double DQN: the subclass overrides the target computation that the base class's replay loop calls
+# once per replayed sample, on the base's models.
+_DDQN = (
+    "import random\nfrom tensorflow.keras.models import Model\n\nclass DQNAgent:\n"
+    "    def __init__(self):\n        self.q_model = self.build_model()\n\n"
+    "    def build_model(self):\n        return Model(inputs, x)\n\n"
+    "    def get_target_q_value(self, next_state, reward):\n        return reward\n\n"
+    "    def replay(self, batch_size):\n        batch = random.sample(self.memory, batch_size)\n"
+    "        for state, action, reward, next_state, done in batch:\n"
+    "            q = self.get_target_q_value(next_state, reward)\n\n"
+    "class DDQNAgent(DQNAgent):\n    def get_target_q_value(self, next_state, reward):\n"
+    "        return self.q_model.predict(next_state)[0].max() + reward\n\nagent = DDQNAgent()\n"
+)
+# An ipywidgets upload widget's observer: one predict per file a person picks.
+_UPLOAD_WIDGET = (
+    "import numpy as np\nfrom io import BytesIO\nfrom ipywidgets import widgets\nimport tensorflow as tf\n\n"
+    "model = tf.keras.models.load_model('m.keras')\nuploader = widgets.FileUpload(accept='image/*', multiple=True)\n\n"
+    "def file_predict(filename, file):\n    image = tf.keras.utils.img_to_array(tf.keras.utils.load_img(file))\n"
+    "    image = np.expand_dims(image, axis=0)\n    print(filename, model.predict(image, verbose=0)[0][0])\n\n"
+    "def on_upload_change(change):\n    items = change.new\n    for item in items:\n"
+    "        file_predict(item.name, BytesIO(item.content))\n\nuploader.observe(on_upload_change, names='value')\n"
+)
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -171,8 +220,74 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "for train, test in kf.split(x):\n    model.fit(x[train], y[train], epochs=500)\n"
             "    oos_pred.append(model.predict(x[test]))\n"
         ),
+        # Images a person uploads in Colab or through an upload widget: a handful of interactive runs.
+        Valid(
+            _KERAS + "from google.colab import files\nuploaded = files.upload()\nfor fn in uploaded.keys():\n"
+            "    x = np.expand_dims(load(fn), axis=0)\n    print(fn, model.predict(x))\n"
+        ),
+        Valid(_UPLOAD_WIDGET),
+        # Unpacked from a tuple whose batch size is a shard of 200,000 rows, or from a parameter no
+        # caller fills: silent.
+        Valid(_GAN.replace("BATCH", "200000")),
+        Valid(
+            "import numpy as np\nfrom tensorflow.keras.models import Model\n\ndef train(models, params):\n"
+            "    generator, discriminator = models\n    batch_size, latent_size = params\n    for i in range(1000):\n"
+            "        generator.predict(np.random.uniform(size=[batch_size, latent_size]))\n"
+        ),
+        # A same-file helper returning a whole array of unknown size: silent.
+        Valid(
+            _KERAS + "def load_batch(path):\n    return np.load(path)\n\nfor path in files:\n"
+            "    scores.append(model.predict(load_batch(path)))\n"
+        ),
     )
     invalid = (
+        # A GAN trainer: the generator and the batch size (64) unpacked from tuples the caller packs.
+        Invalid(_GAN.replace("BATCH", "64")),
+        # The agent's `act` is inherited from the base of every class the agent may be, and the agent
+        # comes out of a tuple its setup function returns; one state per environment step.
+        Invalid(
+            _AGENTS,
+            fixed=_AGENTS.replace("self.actor_model.predict(state)", "self.actor_model.predict_on_batch(state)"),
+        ),
+        # Double DQN: an override called from the base class's replay loop, per replayed sample, on a model
+        # the base assigns.
+        Invalid(_DDQN),
+        # DQN: the state comes from a method returning one row (`np.reshape(state, [1, 4])`).
+        Invalid(
+            "import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
+            "    def __init__(self):\n        self.model = Sequential()\n\n"
+            "    def preprocess_state(self, state):\n        return np.reshape(state, [1, 4])\n\n"
+            "    def train(self, env):\n        for e in range(1000):\n"
+            "            state = self.preprocess_state(env.reset())\n            done = False\n"
+            "            while not done:\n                action = np.argmax(self.model.predict(state))\n"
+            "                next_state, reward, done, _ = env.step(action)\n"
+            "                state = self.preprocess_state(next_state)\n",
+            fixed="import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
+            "    def __init__(self):\n        self.model = Sequential()\n\n"
+            "    def preprocess_state(self, state):\n        return np.reshape(state, [1, 4])\n\n"
+            "    def train(self, env):\n        for e in range(1000):\n"
+            "            state = self.preprocess_state(env.reset())\n            done = False\n"
+            "            while not done:\n                action = np.argmax(self.model.predict_on_batch(state))\n"
+            "                next_state, reward, done, _ = env.step(action)\n"
+            "                state = self.preprocess_state(next_state)\n",
+        ),
+        # A forecast loop over a series, the model from a builder that calls another builder.
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\ndef create_uncompiled_model():\n"
+            "    model = tf.keras.models.Sequential([tf.keras.layers.Dense(1)])\n    return model\n\n"
+            "def create_model():\n    model = create_uncompiled_model()\n    model.compile(loss='mse')\n    return model\n\n"
+            "def generate_forecast(model, series, window_size):\n    forecast = []\n"
+            "    for time in range(window_size, len(series)):\n"
+            "        forecast.append(model.predict(series[time - window_size:time][np.newaxis])[0][0])\n"
+            "    return forecast\n\nmodel = create_model()\nforecast = generate_forecast(model, SERIES, 20)\n",
+            fixed="import numpy as np\nimport tensorflow as tf\n\ndef create_uncompiled_model():\n"
+            "    model = tf.keras.models.Sequential([tf.keras.layers.Dense(1)])\n    return model\n\n"
+            "def create_model():\n    model = create_uncompiled_model()\n    model.compile(loss='mse')\n    return model\n\n"
+            "def generate_forecast(model, series, window_size):\n    forecast = []\n"
+            "    for time in range(window_size, len(series)):\n"
+            "        forecast.append(model.predict_on_batch(series[time - window_size:time][np.newaxis])[0][0])\n"
+            "    return forecast\n\nmodel = create_model()\nforecast = generate_forecast(model, SERIES, 20)\n",
+        ),
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
         # fills; the input is one row (`np.zeros((1, ...))`, filled in place).
         Invalid(
