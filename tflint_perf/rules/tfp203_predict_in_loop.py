@@ -87,6 +87,8 @@ _UPLOAD_WIDGET = (
     "def on_upload_change(change):\n    items = change.new\n    for item in items:\n"
     "        file_predict(item.name, BytesIO(item.content))\n\nuploader.observe(on_upload_change, names='value')\n"
 )
+# The old Sequential's `predict_classes` / `predict_proba` run `predict` inside: the same setup per call.
+_PREDICTS = frozenset({"predict", "predict_classes", "predict_proba"})
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -98,16 +100,19 @@ class PredictInLoop(Rule):
     purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
 
     what_it_does = """
-Checks for `model.predict(x)` inside a `for` or `while` loop (or inside a function that this
-file calls from one) when `x` changes from one iteration to the next and is evidently one sample
+Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
+call it) inside a `for` or `while` loop (or inside a function that this file calls from one, a
+method a subclass inherits or overrides included) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
 of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
 a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
 `batch_size=32` is a parameter's default no caller in the file overrides), what another model's
-`predict` returned on such an input, or a parameter every caller in the file passes such an input
-for (`action_value(obs[None, :])`). An
+`predict` returned on such an input, a parameter every caller in the file passes such an input
+for (`action_value(obs[None, :])`), what a same-file helper returns when every `return` is such
+(`preprocess_state` returning `np.reshape(state, [1, 4])`), or a name unpacked from a tuple written out
+(`batch_size, latent_size = params` with the caller's `params = (64, 100)`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a fold of a cross-validation split, `x[test]` in `for train, test in kf.split(x)` with `kf` a
 scikit-learn `KFold` or `ShuffleSplit`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
@@ -117,7 +122,9 @@ parameter no caller in the file fills) is not reported: `predict` is built for l
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
 `keras.Model` subclass of this file (`self` in its own methods, `self.dist` assigned one), a
-same-file function returning one, `self.model` assigned one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+same-file function returning one, a name unpacked from a tuple of such (`generator, discriminator =
+models`, the caller's `models = (generator, discriminator)`), `self.model` assigned one of those (in the
+class or a same-file base; or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -125,7 +132,9 @@ Not reported: loops that look at a few samples (`for i in range(9)` around `plt.
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
 what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
 the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
-does not change in the loop (once per epoch on the validation set), and test files.
+does not change in the loop (once per epoch on the validation set), a loop over files a person
+uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload` observer's `change.new`), and test
+files.
 """
     why_bad = """
 `Model.predict` is built for large inputs: on every call it wraps the input in a data adapter,
@@ -271,6 +280,15 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "                next_state, reward, done, _ = env.step(action)\n"
             "                state = self.preprocess_state(next_state)\n",
         ),
+        # Text generation with the old Sequential's predict_classes (predict inside), one padded sequence
+        # per generated word: reported, with no fix (it returns classes).
+        Invalid(
+            "import tensorflow as tf\nfrom tensorflow.keras.models import Sequential\n"
+            "from tensorflow.keras.preprocessing.sequence import pad_sequences\n\nmodel = Sequential()\n"
+            "for _ in range(100):\n    token_list = tokenizer.texts_to_sequences([seed_text])[0]\n"
+            "    token_list = pad_sequences([token_list], maxlen=20, padding='pre')\n"
+            "    predicted = model.predict_classes(token_list, verbose=0)\n    seed_text += ' ' + words[predicted[0]]\n"
+        ),
         # A forecast loop over a series, the model from a builder that calls another builder.
         Invalid(
             "import numpy as np\nimport tensorflow as tf\n\ndef create_uncompiled_model():\n"
@@ -403,7 +421,7 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         rows: Optional[Rows] = None
         for site in model.calls:
             func = site.node.func
-            if not isinstance(func, cst.Attribute) or func.attr.value != "predict":
+            if not isinstance(func, cst.Attribute) or func.attr.value not in _PREDICTS:
                 continue
             if not site.loops and (site.function is None or not model.call_graph.loops_reaching(site.function)):
                 continue
@@ -449,6 +467,8 @@ file calls, or that is called from elsewhere with other sizes than the callers i
 
     def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression, size: str) -> Optional[FixPlan]:
         call = site.node
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "predict":
+            return None  # `predict_classes` returns classes: nothing returns the same without more code
         others = [arg for arg in call.args if arg.value is not x]
         if any(arg.keyword is None or arg.keyword.value != "verbose" for arg in others):
             return None
