@@ -101,12 +101,12 @@ class CallGraph:
             loops.update(site.loops)
             if site.function is not None:
                 loops |= self._collect_loops(site.function, depth + 1, seen)
-        for importer, site in self._callers_elsewhere(function):
+        for importer, site in self.callers_elsewhere(function):
             loops.update(site.loops)
             loops |= importer.call_graph.loops_reaching(site.function)
         return loops
 
-    def _callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
+    def callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
         """Calls of ``function`` in the modules importing this one (in a project session)."""
         session = self.model.session
         if session is None or function.model is not self.model:

@@ -31,7 +31,7 @@ from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.classes import attribute_values
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.unpacking import unpacked_sources
+from tflint_perf.analysis.unpacking import Source, unpacked_sources
 from tflint_perf.analysis import rows
 from tflint_perf.analysis.rows import Rows
 
@@ -132,6 +132,9 @@ class KerasModels:
         if isinstance(foreign, ClassInfo):
             # `VGG16([32, 32, 3])` with `class VGG16(models.Model)` in the project's `network.py`
             return derives_from(foreign.model or model, foreign, MODEL_CLASSES.__contains__, depth)
+        if isinstance(foreign, FunctionInfo) and foreign.model is not None and foreign.model is not model:
+            # `gan.generator(inputs, image_size)`, the project's `lib/gan.py` building a `Model(...)`
+            return foreign.model.keras_models.returns_model(foreign)  # type: ignore[attr-defined]
         target = model.call_graph.callee(call)
         return target is not None and self.returns_model(target, depth + 1)
 
@@ -160,8 +163,12 @@ class KerasModels:
         if binding.kind == "unpack":
             # `generator, discriminator, adversarial = models`, the caller's `models = (generator, ...)`
             sources = unpacked_sources(self.model, binding)
-            return bool(sources) and all(self.is_model(s.expr, s.scope, s.place, depth + 1) for s in sources or ())
+            return bool(sources) and all(self._source_is_model(s, depth + 1) for s in sources or ())
         return False
+
+    def _source_is_model(self, source: Source, depth: int) -> bool:
+        models = self if source.model is self.model else source.model.keras_models  # type: ignore[attr-defined]
+        return models.is_model(source.expr, source.scope, source.place, depth)
 
     def _argument_is_model(self, function: FunctionInfo, param: str, depth: int) -> bool:
         """Every same-file call of ``function`` passes a Keras model for ``param`` (and there is one)."""

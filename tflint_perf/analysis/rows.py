@@ -176,7 +176,8 @@ class Rows:
         the largest integer the element may be; None unless every source is one."""
         found: Optional[int] = None
         for source in unpacked_sources(self.model, binding) or [None]:
-            value = self._integer(source.expr, source.scope, depth + 1) if source is not None else None
+            rows = self if source is None or source.model is self.model else Rows(source.model)
+            value = rows._integer(source.expr, source.scope, depth + 1) if source is not None else None
             if value is None:
                 return None
             found = value if found is None else max(found, value)
@@ -355,7 +356,8 @@ class Rows:
             # `real, labels = batch` of a tuple the caller built, `x, _ = load()` of a function returning one
             size: Optional[str] = None
             for source in sources:
-                size = _join(size, self._rows(source.expr, source.scope, source.place, (), depth + 1, frozenset()))
+                rows = self if source.model is self.model else Rows(source.model)  # a caller in an importing module
+                size = _join(size, rows._rows(source.expr, source.scope, source.place, (), depth + 1, frozenset()))
                 if size in (UNKNOWN, _SAME):
                     return UNKNOWN
             return size or UNKNOWN

@@ -24,11 +24,13 @@ _MAX_DEPTH = 4
 
 @dataclass(frozen=True)
 class Source:
-    """An expression, read in ``scope`` at ``place``."""
+    """An expression, read in ``scope`` at ``place`` of ``model`` (in a project session, a module that
+    imports the one asking: a shared trainer's caller)."""
 
     expr: cst.BaseExpression
     scope: Optional[FunctionInfo]
     place: Place
+    model: ModuleModel
 
 
 def unpacked_sources(model: ModuleModel, binding: Binding, parameters: bool = True) -> Optional[List[Source]]:
@@ -47,7 +49,7 @@ def _element(model: ModuleModel, expr: cst.BaseExpression, scope: Optional[Funct
         elements = expr.elements
         if index >= len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
             return None
-        return [Source(elements[index].value, scope, place)]
+        return [Source(elements[index].value, scope, place, model)]
     found: List[Source] = []
     if isinstance(expr, cst.Name):
         bindings = model.reaching(expr.value, scope, place)
@@ -79,18 +81,20 @@ def _element(model: ModuleModel, expr: cst.BaseExpression, scope: Optional[Funct
 
 
 def _passed(model: ModuleModel, function: FunctionInfo, name: str, index: int, depth: int) -> Optional[List[Source]]:
-    """What every same-file caller of ``function`` passes for the parameter ``name``, at ``index``."""
-    callers = model.call_graph.callers(function)  # type: ignore[attr-defined]
+    """What every caller of ``function`` passes for the parameter ``name``, at ``index``: in this file,
+    and in a project session in the modules importing it (``gan.train(models, x_train, params)``)."""
+    callers = [(model, site) for site in model.call_graph.callers(function)]  # type: ignore[attr-defined]
+    callers += model.call_graph.callers_elsewhere(function)  # type: ignore[attr-defined]
     if not callers:
         return None
     positional = function.positional_parameters
     position = positional.index(name) if name in positional else None
     found: List[Source] = []
-    for caller in callers:
+    for caller_model, caller in callers:
         passed = None if has_star_args(caller.node) else argument(caller.node, name, position)
         if passed is None:
             return None
-        more = _element(model, passed.value, caller.function, caller.place, index, True, depth + 1)
+        more = _element(caller_model, passed.value, caller.function, caller.place, index, True, depth + 1)
         if more is None:
             return None
         found += more
