@@ -14,7 +14,7 @@ from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.rows import FEW, ONE, Rows
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
-from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span, target_version_option
+from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
 # A2C's shape: a model subclass whose method predicts, and an agent whose rollout loop calls it.
@@ -98,11 +98,6 @@ class PredictInLoop(Rule):
     summary = "`model.predict` called per sample in a loop pays its whole setup on every call"
     fix_availability = "sometimes"
     purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
-    options = (target_version_option(
-        "Before TensorFlow 2.0 (the project pins `tensorflow==1.x`, standalone Keras 2.0-2.3 with it) `predict` "
-        "builds no data adapter and traces nothing: it runs one cached session function per batch, and its setup is "
-        "a small share of a forward pass, so nothing is reported."
-    ),)
 
     what_it_does = """
 Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
@@ -233,13 +228,6 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             _KERAS + "from sklearn.model_selection import KFold\nkf = KFold(5, shuffle=True, random_state=42)\n"
             "for train, test in kf.split(x):\n    model.fit(x[train], y[train], epochs=500)\n"
             "    oos_pred.append(model.predict(x[test]))\n"
-        ),
-        # One frame per predict in a video loop, on a project pinned to TensorFlow 1.3 (keras-yolo2).
-        Valid(
-            "import cv2\nimport numpy as np\nfrom keras.models import load_model\n\nmodel = load_model('yolo.h5')\n"
-            "video = cv2.VideoCapture(path)\nfor i in range(frames):\n    _, image = video.read()\n"
-            "    netout = model.predict(np.expand_dims(image / 255., 0))\n",
-            target_version=(1, 3),
         ),
         # One episode rendered into animation frames: a look at what the policy does.
         Valid(
@@ -444,9 +432,6 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         model = context.model
         if context.is_test_code:
             return
-        version = context.settings.target_version
-        if version is not None and version < (2, 0):
-            return  # TF 1.x Keras: no per-call data adapter or tracing (see the option's text)
         loops: Optional[StepLoops] = None
         models: Optional[KerasModels] = None
         rows: Optional[Rows] = None
