@@ -230,8 +230,7 @@ class StepLoops:
 
     def inspects(self, loop: LoopNode, trains: bool = False) -> bool:
         """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
-        drawing = [site for site in self._calls_in_loop.get(loop, []) if self.plots(site)]
-        if drawing and not all(_renders_every_step(site) for site in drawing):
+        if any(self.plots(site) for site in self._calls_in_loop.get(loop, [])):
             return True
         if trains:
             return False
@@ -380,14 +379,6 @@ class StepLoops:
                 if binding.value is not None and binding.kind in ("assign", "unpack", "augassign"):
                     todo += [(read, binding.place) for read in names_read(binding.value)]
         return False
-
-
-def _renders_every_step(site: CallSite) -> bool:
-    """``env.render()`` in a step loop inside an episode loop: the environment drawn while an agent
-    runs (and trains) episode after episode, not a look at a few samples (one episode rendered into
-    animation frames has one loop)."""
-    func = site.node.func
-    return isinstance(func, cst.Attribute) and func.attr.value == "render" and len(site.loops) >= 2
 
 
 def names_read(expr: cst.CSTNode) -> List[str]:

@@ -130,7 +130,7 @@ parameter of a function nobody in the file calls, is not reported.
 
 Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
-what it predicts (not `env.render()` in a step loop inside an episode loop: the agent runs on), loops of a known count of at most 10 (`for step in range(10)`, a module constant,
+what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
 the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
 does not change in the loop (once per epoch on the validation set), a loop over files a person
 uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload` observer's `change.new`), and test
@@ -229,13 +229,6 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "for train, test in kf.split(x):\n    model.fit(x[train], y[train], epochs=500)\n"
             "    oos_pred.append(model.predict(x[test]))\n"
         ),
-        # One episode rendered into animation frames: a look at what the policy does.
-        Valid(
-            _KERAS + "def render_policy(model, n_max_steps=200):\n    frames = []\n    obs = env.reset()\n"
-            "    for step in range(n_max_steps):\n        frames.append(env.render(mode='rgb_array'))\n"
-            "        proba = model.predict(obs[np.newaxis])\n        obs, reward, done, info = env.step(int(proba[0, 0] > 0.5))\n"
-            "    return frames\n\nframes = render_policy(model)\n"
-        ),
         # Images a person uploads in Colab or through an upload widget: a handful of interactive runs.
         Valid(
             _KERAS + "from google.colab import files\nuploaded = files.upload()\nfor fn in uploaded.keys():\n"
@@ -268,15 +261,6 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         # Double DQN: an override called from the base class's replay loop, per replayed sample, on a model
         # the base assigns.
         Invalid(_DDQN),
-        # The environment drawn on every step while the agent trains episode after episode.
-        Invalid(
-            _KERAS + "for episode in range(1000):\n    state = env.reset()\n    done = False\n    while not done:\n"
-            "        env.render()\n        action = model.predict(state[np.newaxis])\n"
-            "        state, reward, done, _ = env.step(action)\n        model.fit(state[np.newaxis], reward)\n",
-            fixed=_KERAS + "for episode in range(1000):\n    state = env.reset()\n    done = False\n    while not done:\n"
-            "        env.render()\n        action = model.predict_on_batch(state[np.newaxis])\n"
-            "        state, reward, done, _ = env.step(action)\n        model.fit(state[np.newaxis], reward)\n",
-        ),
         # DQN: the state comes from a method returning one row (`np.reshape(state, [1, 4])`).
         Invalid(
             "import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
