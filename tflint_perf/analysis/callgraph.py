@@ -15,6 +15,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
+from tflint_perf.analysis.classes import lineage, method_of
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -32,7 +33,27 @@ class CallGraph:
             if isinstance(target, FunctionInfo):
                 self._callee[site.node] = target
                 self._callers.setdefault(target, []).append(site)
+                for override in self._overrides(site, target):
+                    self._callers.setdefault(override, []).append(site)
         self._loops_memo: Dict[FunctionInfo, FrozenSet[LoopNode]] = {}
+
+    def _overrides(self, site: CallSite, target: FunctionInfo) -> List[FunctionInfo]:
+        """``self.m(...)`` in a method of class A also calls the ``m`` of each same-file subclass of A that
+        overrides it, on an instance of that subclass (DDQN's ``get_target_q_value`` called from the DQN
+        base's ``replay`` loop)."""
+        func = site.node.func
+        owner = site.function.owner if site.function is not None else None
+        if owner is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                 and func.value.value == "self" and site.function.binds_self):
+            return []
+        found: List[FunctionInfo] = []
+        for cls in self.model.classes.values():
+            if cls is owner or not any(base is owner for base in lineage(self.model, cls)):
+                continue
+            override = method_of(self.model, cls, func.attr.value)
+            if override is not None and override is not target and override not in found:
+                found.append(override)
+        return found
 
     def callee(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The same-file function a call calls, if the analysis can tell."""
@@ -80,12 +101,12 @@ class CallGraph:
             loops.update(site.loops)
             if site.function is not None:
                 loops |= self._collect_loops(site.function, depth + 1, seen)
-        for importer, site in self._callers_elsewhere(function):
+        for importer, site in self.callers_elsewhere(function):
             loops.update(site.loops)
             loops |= importer.call_graph.loops_reaching(site.function)
         return loops
 
-    def _callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
+    def callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
         """Calls of ``function`` in the modules importing this one (in a project session)."""
         session = self.model.session
         if session is None or function.model is not self.model:

@@ -13,9 +13,11 @@ from typing import Dict, FrozenSet, List, Optional, Set, Type, TypeVar, Union
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
+from tflint_perf.analysis.classes import method_of
 from tflint_perf.analysis.environments import SIMULATOR, environment
-from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.model import Binding, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.unpacking import unpacked_sources
 
 Callable = Union[FunctionInfo, cst.Lambda]
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
@@ -101,6 +103,7 @@ class EffectAnalysis:
         self._memo: Dict[object, Effects] = {}
         self._in_progress: Set[object] = set()
         self._attributes_following: Set[tuple] = set()  # (class, attribute) pairs being followed
+        self._unpacking: Set[int] = set()  # unpacking bindings being followed
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -124,7 +127,7 @@ class EffectAnalysis:
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
             owner = scope.owner
             if owner is not None:
-                return owner.methods.get(expr.attr.value)
+                return method_of(self.model, owner, expr.attr.value)  # its own, or a same-file base's
             return None
         if isinstance(expr, cst.Call) and self.model.call_name(expr) == "functools.partial" and expr.args:
             return self.resolve_callable(expr.args[0].value, scope, local_only)
@@ -132,10 +135,14 @@ class EffectAnalysis:
             foreign = self.model.foreign(expr, scope) if not local_only else None
             if isinstance(foreign, FunctionInfo):
                 return foreign
-            cls = self.class_of_object(expr.value, scope)
-            if cls is None or (local_only and cls.model not in (None, self.model)):
+            classes = self._classes_of_object(expr.value, scope)
+            if not classes or (local_only and any(cls.model not in (None, self.model) for cls in classes)):
                 return None
-            return cls.methods.get(expr.attr.value)
+            # `agent = DDQNAgent(...)` or `agent = DQNAgent(...)`: one method when every class has the same
+            # (`act`, defined once in the base both share)
+            methods = {id(found): found for found in (method_of(cls.model or self.model, cls, expr.attr.value)
+                                                      for cls in classes)}
+            return next(iter(methods.values())) if len(methods) == 1 else None
         return None
 
     def steps_simulator(self, target: Callable) -> bool:
@@ -170,13 +177,27 @@ class EffectAnalysis:
         followed too: every assignment of it is ``Cls(...)``, or a parameter of ``__init__`` that every
         construction of the owner in this module passes such an object for (``A2CAgent(model)`` with
         ``model = Model(...)``)."""
+        classes = self._classes_of_object(expr, scope)
+        return classes[0] if classes is not None and len(classes) == 1 else None
+
+    def _classes_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[List[ClassInfo]]:
+        """The known classes a name's object may have been built from (each binding ``Cls(...)``), or
+        ``self.attr``'s one class; None when any binding is something else."""
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None and scope.owner is not None:
-            return self._class_of_attribute(scope.owner, expr.attr.value)
+            cls = self._class_of_attribute(scope.owner, expr.attr.value)
+            return [cls] if cls is not None else None
         if not isinstance(expr, cst.Name):
             return None
         _, bindings = self.model.scope_bindings(expr.value, scope)
-        found: Optional[ClassInfo] = None
+        found: List[ClassInfo] = []
         for binding in bindings:
+            if binding.kind == "unpack":
+                # `agent, train = setup_agent(env, args)`, whose `return agent, train` says which object
+                more = self._classes_unpacked(binding)
+                if more is None:
+                    return None
+                found += [cls for cls in more if not any(known is cls for known in found)]
+                continue
             value = binding.value
             if binding.kind != "assign" or not isinstance(value, cst.Call):
                 return None
@@ -184,10 +205,33 @@ class EffectAnalysis:
             if cls is None:
                 foreign = self.model.foreign(value.func, scope)
                 cls = foreign if isinstance(foreign, ClassInfo) else None
-            if cls is None or (found is not None and cls is not found):
+            if cls is None:
                 return None
-            found = cls
-        return found
+            if not any(known is cls for known in found):
+                found.append(cls)
+        return found or None
+
+    def _classes_unpacked(self, binding: Binding) -> Optional[List[ClassInfo]]:
+        key = id(binding)
+        if key in self._unpacking:
+            return None  # `a, _ = a.step()`: a cycle says nothing
+        self._unpacking.add(key)
+        try:
+            # parameters are not followed: their callers come from the call graph, built with this answer
+            sources = unpacked_sources(self.model, binding, parameters=False)
+            found: List[ClassInfo] = []
+            for source in sources or []:
+                if isinstance(source.expr, cst.Call) and isinstance(source.expr.func, cst.Name) \
+                        and source.expr.func.value in self.model.classes:
+                    more: Optional[List[ClassInfo]] = [self.model.classes[source.expr.func.value]]
+                else:
+                    more = self._classes_of_object(source.expr, source.scope)
+                if more is None:
+                    return None
+                found += more
+            return found or None
+        finally:
+            self._unpacking.discard(key)
 
     def _class_of_attribute(self, owner: ClassInfo, attr: str) -> Optional[ClassInfo]:
         key = (owner.name, attr)

@@ -28,8 +28,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal
+from tflint_perf.analysis.classes import attribute_values
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.unpacking import Source, unpacked_sources
 from tflint_perf.analysis import rows
 from tflint_perf.analysis.rows import Rows
 
@@ -55,7 +57,7 @@ _CHEAP_LAYERS = frozenset({
     "LayerNormalization", "Normalization", "Rescaling", "Reshape",
 })
 # How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
-_MAX_DEPTH = 4
+_MAX_DEPTH = 6
 
 
 def derives_from(model: ModuleModel, cls: ClassInfo, is_base: Callable[[str], bool], depth: int = 0) -> bool:
@@ -111,7 +113,8 @@ class KerasModels:
             owner = scope.owner if scope is not None else None
             if owner is not None and expr.attr.value == "model" and self._is_callback_class(owner):
                 return True  # Keras sets a callback's `self.model` to the model being trained
-            values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
+            # assigned in the class's own methods or its same-file bases' (`self.q_model` of the agent base)
+            values = attribute_values(self.model, owner, expr.attr.value) if owner is not None else []
             return bool(values) and all(isinstance(v, cst.Call) and self.builds_model(v, depth + 1) for v in values)
         return False
 
@@ -129,18 +132,22 @@ class KerasModels:
         if isinstance(foreign, ClassInfo):
             # `VGG16([32, 32, 3])` with `class VGG16(models.Model)` in the project's `network.py`
             return derives_from(foreign.model or model, foreign, MODEL_CLASSES.__contains__, depth)
+        if isinstance(foreign, FunctionInfo) and foreign.model is not None and foreign.model is not model:
+            # `gan.generator(inputs, image_size)`, the project's `lib/gan.py` building a `Model(...)`
+            return foreign.model.keras_models.returns_model(foreign)  # type: ignore[attr-defined]
         target = model.call_graph.callee(call)
         return target is not None and self.returns_model(target, depth + 1)
 
     def returns_model(self, function: FunctionInfo, depth: int = 0) -> bool:
-        """Every ``return`` of a same-file function gives a Keras model (and there is one)."""
-        if depth > _MAX_DEPTH:
-            return False
+        """Every ``return`` of a same-file function gives a Keras model (and there is one). The answer
+        does not depend on who asks, so it is worked out once with a whole depth budget of its own (a
+        builder calling a builder, asked from deep in a chain, must not be remembered as no model);
+        the memo doubles as the recursion guard."""
         if function not in self._returns:
             self._returns[function] = False  # recursion guard
             values = [r.node.value for r in function.returns]
             self._returns[function] = bool(values) and all(
-                v is not None and self.is_model(v, function, r.place, depth + 1)
+                v is not None and self.is_model(v, function, r.place, 0)
                 for v, r in zip(values, function.returns)
             )
         return self._returns[function]
@@ -153,7 +160,15 @@ class KerasModels:
             return self.is_model(binding.value, binding.scope, binding.place, depth)
         if binding.kind == "param" and binding.scope is not None:
             return self._argument_is_model(binding.scope, binding.name, depth)
+        if binding.kind == "unpack":
+            # `generator, discriminator, adversarial = models`, the caller's `models = (generator, ...)`
+            sources = unpacked_sources(self.model, binding)
+            return bool(sources) and all(self._source_is_model(s, depth + 1) for s in sources or ())
         return False
+
+    def _source_is_model(self, source: Source, depth: int) -> bool:
+        models = self if source.model is self.model else source.model.keras_models  # type: ignore[attr-defined]
+        return models.is_model(source.expr, source.scope, source.place, depth)
 
     def _argument_is_model(self, function: FunctionInfo, param: str, depth: int) -> bool:
         """Every same-file call of ``function`` passes a Keras model for ``param`` (and there is one)."""

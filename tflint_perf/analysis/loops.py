@@ -28,6 +28,7 @@ from tflint_perf.analysis.cross_validation import CrossValidation
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.uploads import iterates_uploads
 
 _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
 _PER_EPOCH = re.compile(r"per_?epoch", re.IGNORECASE)
@@ -153,8 +154,14 @@ class StepLoops:
         guess that a loop over ``ds.take(n)`` inspects data does not apply (``take(steps + 1)``)."""
         if short_literal_loop(loop) or few_literal_iterations(loop) or self.inspects(loop, trains):
             return False
+        if self._over_uploads(loop):
+            return False  # one run per file a person uploads by hand
         count = self.count(loop)
         return count is None or count > _SHORT
+
+    def _over_uploads(self, loop: LoopNode) -> bool:
+        sites = self._calls_in_loop.get(loop, [])
+        return bool(sites) and iterates_uploads(self.model, loop, sites[0].function)
 
     def nest_repeats_work(self, nest: Tuple[LoopNode, ...]) -> bool:
         """Whether nested loops (outermost first) together repeat work: one of them does, or the

@@ -63,8 +63,10 @@ _MOVED_PREFIXES = (
 # Roots whose names are worth resolving at all; anything else resolves to None.
 TRACKED_ROOTS = (
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm", "gym", "gymnasium",
-    "sklearn", "scipy",
+    "sklearn", "scipy", "ipywidgets",
 )
+# Packages under a root not tracked as a whole (`google.protobuf` is not needed): Colab's file upload.
+TRACKED_PACKAGES = ("google.colab",)
 # The roots that make a module TensorFlow code; the others are resolved only to help the analysis.
 FRAMEWORK_ROOTS = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets"})
 
@@ -132,7 +134,8 @@ class ImportTable:
 
     def bind(self, local: str, qualified: Optional[str]) -> None:
         self._resolved.clear()
-        if qualified is not None and not qualified.split(".")[0] in TRACKED_ROOTS:
+        if qualified is not None and not qualified.split(".")[0] in TRACKED_ROOTS \
+                and not any(qualified == p or qualified.startswith(p + ".") for p in TRACKED_PACKAGES):
             qualified = None
         if local in self._bindings:
             previous = self._bindings[local]

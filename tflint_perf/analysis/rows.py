@@ -38,6 +38,7 @@ from tflint_perf.analysis.cross_validation import CrossValidation
 from tflint_perf.analysis.data_size import constructor_shape, slice_length
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.unpacking import unpacked_sources
 
 ONE = "one"
 FEW = "few"
@@ -106,7 +107,8 @@ class Rows:
         if isinstance(expr, cst.Subscript):
             return self._subscript(expr, scope, place, lambdas, again)
         if isinstance(expr, cst.Call):
-            return self._call(expr, scope, place, lambdas, again)
+            found = self._call(expr, scope, place, lambdas, again)
+            return self._returned(expr, depth) if found == UNKNOWN else found
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.right, (cst.Integer, cst.Float)):
             return again(expr.left)  # `x / 255`: scaled, the same rows
         if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
@@ -151,7 +153,9 @@ class Rows:
         """The rows a slice takes (``a:a + k``, ``i * k:(i + 1) * k``, ``:k``), its count read in ``scope``."""
         return slice_length(piece, self.model.module.code_for_node, lambda expr: self._integer(expr, scope))
 
-    def _integer(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[int]:
+    def _integer(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int = 0) -> Optional[int]:
+        if depth > _MAX_DEPTH:
+            return None
         value = int_literal(expr)
         if value is not None:
             return value
@@ -159,8 +163,25 @@ class Rows:
             known = self.model.integer_values.integer(expr, None)  # type: ignore[attr-defined]
             return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
         if isinstance(expr, cst.Name) and scope is not None:
+            bindings = self.model.scope_bindings(expr.value, scope)[1]
+            if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                return int_literal(bindings[0].value)  # a local set once (`batch_size = 64`)
+            if len(bindings) == 1 and bindings[0].kind == "unpack":
+                return self._unpacked_integer(bindings[0], depth)
             return self._parameter_integer(expr.value, scope)
         return None
+
+    def _unpacked_integer(self, binding: Binding, depth: int) -> Optional[int]:
+        """``batch_size, latent_size, steps, name = params``, the caller's ``params = (batch_size, ...)``:
+        the largest integer the element may be; None unless every source is one."""
+        found: Optional[int] = None
+        for source in unpacked_sources(self.model, binding) or [None]:
+            rows = self if source is None or source.model is self.model else Rows(source.model)
+            value = rows._integer(source.expr, source.scope, depth + 1) if source is not None else None
+            if value is None:
+                return None
+            found = value if found is None else max(found, value)
+        return found
 
     def _parameter_integer(self, name: str, function: FunctionInfo) -> Optional[int]:
         """A parameter never rebound, with an integer default (``batch_size=32``): the largest of its
@@ -245,6 +266,21 @@ class Rows:
             return rows if rows in (ONE, FEW) else UNKNOWN
         return UNKNOWN
 
+    def _returned(self, call: cst.Call, depth: int) -> str:
+        """The rows a same-file function returns when every ``return`` evidently gives one sample or a
+        small batch (``preprocess_state`` returning ``np.reshape(state, [1, 4])``); else unknown."""
+        target = self.model.call_graph.callee(call)  # type: ignore[attr-defined]
+        if target is None or not target.returns or depth >= _MAX_DEPTH:
+            return UNKNOWN
+        size: Optional[str] = None
+        for ret in target.returns:
+            if ret.node.value is None:
+                return UNKNOWN
+            size = _join(size, self._rows(ret.node.value, target, ret.place, (), depth + 1, frozenset()))
+            if size in (UNKNOWN, _SAME, MANY):
+                return UNKNOWN
+        return size or UNKNOWN
+
     def _keeps_rows(self, call: cst.Call, name: str, scope: Optional[FunctionInfo], place: Place) -> bool:
         """A call that transforms each row of its first argument: a Keras model or layer applied to
         a batch (a preprocessing ``Sequential``, an ``ImageConverter``), an application's
@@ -315,6 +351,16 @@ class Rows:
             return self._rows(element, binding.scope, binding.place, (), depth + 1, resolving)
         if binding.kind == "for" and binding.value is not None:
             return self._element(binding)
+        sources = unpacked_sources(self.model, binding) if binding.kind == "unpack" and depth < _MAX_DEPTH else None
+        if sources:
+            # `real, labels = batch` of a tuple the caller built, `x, _ = load()` of a function returning one
+            size: Optional[str] = None
+            for source in sources:
+                rows = self if source.model is self.model else Rows(source.model)  # a caller in an importing module
+                size = _join(size, rows._rows(source.expr, source.scope, source.place, (), depth + 1, frozenset()))
+                if size in (UNKNOWN, _SAME):
+                    return UNKNOWN
+            return size or UNKNOWN
         if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:
             # `x, y = next(batches)`: the parts of one batch share its rows; so do the outputs of
             # `logits, value = model.predict(obs)`

@@ -38,6 +38,57 @@ _EXTRACT = (
     "        values[start:end] = model.predict(image_batch[0:end - start])\n        start = end\n"
     "    return values\n"
 )
+# Advanced-Deep-Learning-with-Keras' GAN trainers: the models and the sizes travel packed in tuples
+# (`models = (generator, ...)`, `params = (batch_size, ...)`) and are unpacked in the trainer.
+_GAN = (
+    "import numpy as np\nfrom tensorflow.keras.models import Model\n\n"
+    "def build_generator(inputs):\n    generator = Model(inputs, inputs)\n    return generator\n\n"
+    "def train(models, x_train, params):\n    generator, discriminator = models\n"
+    "    batch_size, latent_size, train_steps = params\n    for i in range(train_steps):\n"
+    "        noise = np.random.uniform(-1.0, 1.0, size=[batch_size, latent_size])\n"
+    "        fake_images = generator.predict(noise)\n        discriminator.train_on_batch(fake_images, y)\n\n"
+    "def build_and_train():\n    batch_size = BATCH\n    latent_size = 100\n"
+    "    generator = build_generator(inputs)\n    discriminator = Model(inputs, inputs)\n"
+    "    models = (generator, discriminator)\n    params = (batch_size, latent_size, 40000)\n"
+    "    train(models, x_train, params)\n"
+)
+# A policy-gradient script: the agent is one of several subclasses that inherit `act` from their base,
+# made by a setup function that returns it in a tuple.
+_AGENTS = (
+    "import numpy as np\nfrom tensorflow.keras.models import Model\n\nclass PolicyAgent:\n"
+    "    def __init__(self, env):\n        self.actor_model = Model(inputs, outputs)\n\n"
+    "    def act(self, state):\n        action = self.actor_model.predict(state)\n        return action[0]\n\n"
+    "class REINFORCEAgent(PolicyAgent):\n    pass\n\nclass A2CAgent(PolicyAgent):\n    pass\n\n"
+    "def setup_agent(env, args):\n    if args.a2c:\n        agent = A2CAgent(env)\n    else:\n"
+    "        agent = REINFORCEAgent(env)\n    return agent, args.train\n\n"
+    "agent, train = setup_agent(env, args)\nfor episode in range(1000):\n    state = env.reset()\n"
+    "    done = False\n    while not done:\n        state = np.reshape(state, [1, 2])\n"
+    "        action = agent.act(state)\n        state, reward, done, _ = env.step(action)\n"
+)
+# Double DQN: the subclass overrides the target computation that the base class's replay loop calls
+# once per replayed sample, on the base's models.
+_DDQN = (
+    "import random\nfrom tensorflow.keras.models import Model\n\nclass DQNAgent:\n"
+    "    def __init__(self):\n        self.q_model = self.build_model()\n\n"
+    "    def build_model(self):\n        return Model(inputs, x)\n\n"
+    "    def get_target_q_value(self, next_state, reward):\n        return reward\n\n"
+    "    def replay(self, batch_size):\n        batch = random.sample(self.memory, batch_size)\n"
+    "        for state, action, reward, next_state, done in batch:\n"
+    "            q = self.get_target_q_value(next_state, reward)\n\n"
+    "class DDQNAgent(DQNAgent):\n    def get_target_q_value(self, next_state, reward):\n"
+    "        return self.q_model.predict(next_state)[0].max() + reward\n\nagent = DDQNAgent()\n"
+)
+# An ipywidgets upload widget's observer: one predict per file a person picks.
+_UPLOAD_WIDGET = (
+    "import numpy as np\nfrom io import BytesIO\nfrom ipywidgets import widgets\nimport tensorflow as tf\n\n"
+    "model = tf.keras.models.load_model('m.keras')\nuploader = widgets.FileUpload(accept='image/*', multiple=True)\n\n"
+    "def file_predict(filename, file):\n    image = tf.keras.utils.img_to_array(tf.keras.utils.load_img(file))\n"
+    "    image = np.expand_dims(image, axis=0)\n    print(filename, model.predict(image, verbose=0)[0][0])\n\n"
+    "def on_upload_change(change):\n    items = change.new\n    for item in items:\n"
+    "        file_predict(item.name, BytesIO(item.content))\n\nuploader.observe(on_upload_change, names='value')\n"
+)
+# The old Sequential's `predict_classes` / `predict_proba` run `predict` inside: the same setup per call.
+_PREDICTS = frozenset({"predict", "predict_classes", "predict_proba"})
 _ARRAY = frozenset({"np.asarray", "np.array", "numpy.asarray", "numpy.array"})
 
 
@@ -49,16 +100,19 @@ class PredictInLoop(Rule):
     purposes = frozenset({Purpose.TRAINING, Purpose.EVALUATION, Purpose.INFERENCE})
 
     what_it_does = """
-Checks for `model.predict(x)` inside a `for` or `while` loop (or inside a function that this
-file calls from one) when `x` changes from one iteration to the next and is evidently one sample
+Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
+call it) inside a `for` or `while` loop (or inside a function that this file calls from one, a
+method a subclass inherits or overrides included) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
 of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
 a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
 `batch_size=32` is a parameter's default no caller in the file overrides), what another model's
-`predict` returned on such an input, or a parameter every caller in the file passes such an input
-for (`action_value(obs[None, :])`). An
+`predict` returned on such an input, a parameter every caller in the file passes such an input
+for (`action_value(obs[None, :])`), what a same-file helper returns when every `return` is such
+(`preprocess_state` returning `np.reshape(state, [1, 4])`), or a name unpacked from a tuple written out
+(`batch_size, latent_size = params` with the caller's `params = (64, 100)`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a fold of a cross-validation split, `x[test]` in `for train, test in kf.split(x)` with `kf` a
 scikit-learn `KFold` or `ShuffleSplit`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
@@ -68,7 +122,9 @@ parameter no caller in the file fills) is not reported: `predict` is built for l
 The receiver must be a Keras model the analysis can see: bound to `keras.Sequential(...)`,
 `keras.Model(...)`, `keras.models.load_model(...)`, `keras.applications.*`, an instance of a
 `keras.Model` subclass of this file (`self` in its own methods, `self.dist` assigned one), a
-same-file function returning one, `self.model` assigned one of those (or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+same-file function returning one, a name unpacked from a tuple of such (`generator, discriminator =
+models`, the caller's `models = (generator, discriminator)`), `self.model` assigned one of those (in the
+class or a same-file base; or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -76,7 +132,9 @@ Not reported: loops that look at a few samples (`for i in range(9)` around `plt.
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
 what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
 the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
-does not change in the loop (once per epoch on the validation set), and test files.
+does not change in the loop (once per epoch on the validation set), a loop over files a person
+uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload` observer's `change.new`), and test
+files.
 """
     why_bad = """
 `Model.predict` is built for large inputs: on every call it wraps the input in a data adapter,
@@ -171,8 +229,83 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "for train, test in kf.split(x):\n    model.fit(x[train], y[train], epochs=500)\n"
             "    oos_pred.append(model.predict(x[test]))\n"
         ),
+        # Images a person uploads in Colab or through an upload widget: a handful of interactive runs.
+        Valid(
+            _KERAS + "from google.colab import files\nuploaded = files.upload()\nfor fn in uploaded.keys():\n"
+            "    x = np.expand_dims(load(fn), axis=0)\n    print(fn, model.predict(x))\n"
+        ),
+        Valid(_UPLOAD_WIDGET),
+        # Unpacked from a tuple whose batch size is a shard of 200,000 rows, or from a parameter no
+        # caller fills: silent.
+        Valid(_GAN.replace("BATCH", "200000")),
+        Valid(
+            "import numpy as np\nfrom tensorflow.keras.models import Model\n\ndef train(models, params):\n"
+            "    generator, discriminator = models\n    batch_size, latent_size = params\n    for i in range(1000):\n"
+            "        generator.predict(np.random.uniform(size=[batch_size, latent_size]))\n"
+        ),
+        # A same-file helper returning a whole array of unknown size: silent.
+        Valid(
+            _KERAS + "def load_batch(path):\n    return np.load(path)\n\nfor path in files:\n"
+            "    scores.append(model.predict(load_batch(path)))\n"
+        ),
     )
     invalid = (
+        # A GAN trainer: the generator and the batch size (64) unpacked from tuples the caller packs.
+        Invalid(_GAN.replace("BATCH", "64")),
+        # The agent's `act` is inherited from the base of every class the agent may be, and the agent
+        # comes out of a tuple its setup function returns; one state per environment step.
+        Invalid(
+            _AGENTS,
+            fixed=_AGENTS.replace("self.actor_model.predict(state)", "self.actor_model.predict_on_batch(state)"),
+        ),
+        # Double DQN: an override called from the base class's replay loop, per replayed sample, on a model
+        # the base assigns.
+        Invalid(_DDQN),
+        # DQN: the state comes from a method returning one row (`np.reshape(state, [1, 4])`).
+        Invalid(
+            "import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
+            "    def __init__(self):\n        self.model = Sequential()\n\n"
+            "    def preprocess_state(self, state):\n        return np.reshape(state, [1, 4])\n\n"
+            "    def train(self, env):\n        for e in range(1000):\n"
+            "            state = self.preprocess_state(env.reset())\n            done = False\n"
+            "            while not done:\n                action = np.argmax(self.model.predict(state))\n"
+            "                next_state, reward, done, _ = env.step(action)\n"
+            "                state = self.preprocess_state(next_state)\n",
+            fixed="import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
+            "    def __init__(self):\n        self.model = Sequential()\n\n"
+            "    def preprocess_state(self, state):\n        return np.reshape(state, [1, 4])\n\n"
+            "    def train(self, env):\n        for e in range(1000):\n"
+            "            state = self.preprocess_state(env.reset())\n            done = False\n"
+            "            while not done:\n                action = np.argmax(self.model.predict_on_batch(state))\n"
+            "                next_state, reward, done, _ = env.step(action)\n"
+            "                state = self.preprocess_state(next_state)\n",
+        ),
+        # Text generation with the old Sequential's predict_classes (predict inside), one padded sequence
+        # per generated word: reported, with no fix (it returns classes).
+        Invalid(
+            "import tensorflow as tf\nfrom tensorflow.keras.models import Sequential\n"
+            "from tensorflow.keras.preprocessing.sequence import pad_sequences\n\nmodel = Sequential()\n"
+            "for _ in range(100):\n    token_list = tokenizer.texts_to_sequences([seed_text])[0]\n"
+            "    token_list = pad_sequences([token_list], maxlen=20, padding='pre')\n"
+            "    predicted = model.predict_classes(token_list, verbose=0)\n    seed_text += ' ' + words[predicted[0]]\n"
+        ),
+        # A forecast loop over a series, the model from a builder that calls another builder.
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\ndef create_uncompiled_model():\n"
+            "    model = tf.keras.models.Sequential([tf.keras.layers.Dense(1)])\n    return model\n\n"
+            "def create_model():\n    model = create_uncompiled_model()\n    model.compile(loss='mse')\n    return model\n\n"
+            "def generate_forecast(model, series, window_size):\n    forecast = []\n"
+            "    for time in range(window_size, len(series)):\n"
+            "        forecast.append(model.predict(series[time - window_size:time][np.newaxis])[0][0])\n"
+            "    return forecast\n\nmodel = create_model()\nforecast = generate_forecast(model, SERIES, 20)\n",
+            fixed="import numpy as np\nimport tensorflow as tf\n\ndef create_uncompiled_model():\n"
+            "    model = tf.keras.models.Sequential([tf.keras.layers.Dense(1)])\n    return model\n\n"
+            "def create_model():\n    model = create_uncompiled_model()\n    model.compile(loss='mse')\n    return model\n\n"
+            "def generate_forecast(model, series, window_size):\n    forecast = []\n"
+            "    for time in range(window_size, len(series)):\n"
+            "        forecast.append(model.predict_on_batch(series[time - window_size:time][np.newaxis])[0][0])\n"
+            "    return forecast\n\nmodel = create_model()\nforecast = generate_forecast(model, SERIES, 20)\n",
+        ),
         # An outer loop over a literal tuple repeats the inner loop; the model is a parameter its caller
         # fills; the input is one row (`np.zeros((1, ...))`, filled in place).
         Invalid(
@@ -288,7 +421,7 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         rows: Optional[Rows] = None
         for site in model.calls:
             func = site.node.func
-            if not isinstance(func, cst.Attribute) or func.attr.value != "predict":
+            if not isinstance(func, cst.Attribute) or func.attr.value not in _PREDICTS:
                 continue
             if not site.loops and (site.function is None or not model.call_graph.loops_reaching(site.function)):
                 continue
@@ -334,6 +467,8 @@ file calls, or that is called from elsewhere with other sizes than the callers i
 
     def _fix(self, context: RuleContext, site: CallSite, x: cst.BaseExpression, size: str) -> Optional[FixPlan]:
         call = site.node
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "predict":
+            return None  # `predict_classes` returns classes: nothing returns the same without more code
         others = [arg for arg in call.args if arg.value is not x]
         if any(arg.keyword is None or arg.keyword.value != "verbose" for arg in others):
             return None
