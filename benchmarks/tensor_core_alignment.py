@@ -79,31 +79,23 @@ def main(argv: List[str]) -> int:
     for precision in PRECISIONS:
         _set_precision(torch, precision)
         dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision, torch.float32)
-        align = ALIGNMENT[precision]
-        for name, batch, fan_in, units in DENSE_CASES:
-            aligned = round_up(units, align)
-            if aligned == units:
+        # (what is aligned, its size, how to build the step at a size, the case, whether a CUDA graph can hold it)
+        cases = [("Dense units", units, lambda u, b=batch, k=fan_in: _dense_step(torch, dtype, b, k, u),
+                  f"{name}: batch {batch}, fan-in {fan_in}", True) for name, batch, fan_in, units in DENSE_CASES]
+        cases += [("batch size", batch, lambda b, k=fan_in, u=units: _dense_step(torch, dtype, b, k, u),
+                   f"{name}: Dense {fan_in} -> {units}", True) for name, batch, fan_in, units in BATCH_CASES]
+        cases += [("LSTM units", hidden, lambda h, b=batch, t=steps, i=inputs: _lstm_step(torch, dtype, b, t, i, h),
+                   f"{name}: batch {batch}, {steps} steps, input {inputs}", True)
+                  for name, batch, steps, inputs, hidden in LSTM_CASES]
+        cases += [("Conv2D filters", filters, lambda f, b=batch, c=channels_in, s=side: _conv_step(torch, dtype, b, c, f, s),
+                   f"{name}: batch {batch}, {channels_in} channels in, {side}x{side}", False)
+                  for name, batch, channels_in, filters, side in CONV_CASES]
+        for what, size, build, case, capture in cases:
+            aligned = round_up(size, ALIGNMENT[precision])
+            if aligned == size:
                 continue
-            times = [timer.time(lambda u=u: _dense_step(torch, dtype, batch, fan_in, u)) for u in (units, aligned)]
-            rows.append(_row(precision, "Dense units", f"{name}: batch {batch}, fan-in {fan_in}", units, aligned, times, timer.last_mode))
-        for name, batch, fan_in, units in BATCH_CASES:
-            aligned = round_up(batch, align)
-            if aligned == batch:
-                continue
-            times = [timer.time(lambda b=b: _dense_step(torch, dtype, b, fan_in, units)) for b in (batch, aligned)]
-            rows.append(_row(precision, "batch size", f"{name}: Dense {fan_in} -> {units}", batch, aligned, times, timer.last_mode))
-        for name, batch, steps, inputs, hidden in LSTM_CASES:
-            aligned = round_up(hidden, align)
-            if aligned == hidden:
-                continue
-            times = [timer.time(lambda h=h: _lstm_step(torch, dtype, batch, steps, inputs, h)) for h in (hidden, aligned)]
-            rows.append(_row(precision, "LSTM units", f"{name}: batch {batch}, {steps} steps, input {inputs}", hidden, aligned, times, timer.last_mode))
-        for name, batch, channels_in, filters, side in CONV_CASES:
-            aligned = round_up(filters, align)
-            if aligned == filters:
-                continue
-            times = [timer.time(lambda f=f: _conv_step(torch, dtype, batch, channels_in, f, side), capture=False) for f in (filters, aligned)]
-            rows.append(_row(precision, "Conv2D filters", f"{name}: batch {batch}, {channels_in} channels in, {side}x{side}", filters, aligned, times, timer.last_mode))
+            times = [timer.time(lambda n=n: build(n), capture=capture) for n in (size, aligned)]
+            rows.append(_row(precision, what, case, size, aligned, times, timer.last_mode))
     _print(rows)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

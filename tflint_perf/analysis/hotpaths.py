@@ -38,6 +38,7 @@ from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
 from tflint_perf.analysis.mode_branches import branch_purpose
+from tflint_perf.analysis.names import name_uses
 from tflint_perf.analysis.pipelines.values import maximal
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder
 from tflint_perf.analysis.tf1_graph import graph_builders
@@ -265,7 +266,7 @@ class HotPaths:
                 self._name_counts = Counter(node.value for node in nodes_within(model.module, cst.Name))
             return self._name_counts[function.name] == len(callers) + 1  # the calls and the `def`
         # A notebook that defines `f` again in a later cell: only the uses before that count.
-        return sum(_uses_of(statement, function.name) for statement in span) == len(callers) + 1  # calls and `def`
+        return sum(name_uses(statement, function.name) for statement in span) == len(callers) + 1  # calls and `def`
 
     def _is_python_callback(self, function: FunctionInfo) -> bool:
         model = function.model or self.model
@@ -289,23 +290,6 @@ def _binding_span(module: cst.Module, function: FunctionInfo) -> Optional[List[c
         if _rebinds(body[index], function.name):
             return body[start:index]
     return None
-
-
-def _uses_of(node: cst.CSTNode, name: str) -> int:
-    """How often ``name`` is written in a tree, leaving out functions whose parameter it is
-    (`def measure_graph_size(f, *args)` in the same guide names another `f`)."""
-    count = 0
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and current.value == name:
-            count += 1
-        if isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            params = current.params
-            if name in [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]:
-                continue
-        stack.extend(current.children)
-    return count
 
 
 def _rebinds(statement: cst.BaseStatement, name: str) -> bool:

@@ -226,3 +226,20 @@ class ImportTable:
             if qualified is not None and canonical_name(qualified) == canonical
         )
         return candidates[0] if candidates else None
+
+
+def name_uses(tree: cst.CSTNode, name: str) -> int:
+    """How often the plain name ``name`` is written in ``tree``, leaving out the bodies of functions
+    and lambdas whose parameter it is (there it names another value)."""
+    count = 0
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name:
+            count += 1
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            params = current.params
+            if name in [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]:
+                continue
+        stack.extend(current.children)
+    return count

@@ -61,10 +61,10 @@ alignment makes no reliable difference: set `alignment` for your hardware or dis
 
 Measured on an NVIDIA H200 (CUDA 13, cuDNN 9.19, through PyTorch, which calls the same cuBLAS and
 cuDNN kernels as TensorFlow; `benchmarks/tensor_core_alignment.py`, kernel time per training step,
-two runs agreeing within 0.05 except where a range is given): a Dense layer's three training GEMMs
+three runs agreeing within 0.05 except where a range is given): a Dense layer's three training GEMMs
 at 500 units against 504, batch 32 to 128, run 1.5-1.7x longer in float16 or bfloat16; at 4,090
 units against 4,096 (batch 256) 2.2x; an LSTM of 150 or 500 units against 152 or 504, 1.3-1.6x;
-a Conv2D of 100 or 250 filters against 104 or 256, 1.2-2.1x. In float32 with TF32 a Dense layer
+a Conv2D of 100 or 250 filters against 104 or 256, 1.1-2.3x (convolutions vary most between runs). In float32 with TF32 a Dense layer
 of 150 or 4,090 units ran 1.2x and 1.8x longer than one of 152 or 4,092, but in absolute terms
 the small layer saves 3 microseconds a step; with TF32 off alignment made no difference (0.97-1.00x).
 """

@@ -56,7 +56,7 @@ difference: set `alignment` for your hardware or disable the rule.
 Why it is off by default: with cuBLAS 11 and later, tensor cores run unaligned sizes too, and on
 current hardware the batch dimension no longer shows a cost. Measured on an NVIDIA H200 (CUDA 13,
 through PyTorch, which calls the same cuBLAS kernels as TensorFlow;
-`benchmarks/tensor_core_alignment.py`, kernel time of a Dense layer's three training GEMMs, two
+`benchmarks/tensor_core_alignment.py`, kernel time of a Dense layer's three training GEMMs, three
 runs): batch 100 against 104 (1,024 units) and 250 against 256 (2,048 units) ran 0.99-1.03x as long
 in float16, bfloat16 and TF32 alike, where the same runs showed an unaligned layer width costing
 1.5-2.2x in 16-bit (TFP301). On Volta GPUs or with cuBLAS before 11, alignment decides whether

@@ -14,6 +14,7 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
+from tflint_perf.analysis.names import name_uses
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -193,8 +194,8 @@ class StatePredicates:
         rebuilt = 0
         for line in self.model.module.body:
             if isinstance(line, cst.SimpleStatementLine) and _assigned_name(line) == name:
-                rebuilt += 1 + _names_in(line.body[0].value, name)  # type: ignore[union-attr]
-        return rebuilt == _names_in(self.model.module, name)
+                rebuilt += 1 + name_uses(line.body[0].value, name)  # type: ignore[union-attr]
+        return rebuilt == name_uses(self.model.module, name)
 
     def synthetic(self, state: State) -> bool:
         """The state makes up its elements from one replayed element: `from_tensors(0).repeat()
@@ -510,14 +511,3 @@ def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
     if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
         return None
     return targets[0].target.value
-
-
-def _names_in(tree: cst.CSTNode, name: str) -> int:
-    count = 0
-    stack: List[cst.CSTNode] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            count += 1
-        stack.extend(node.children)
-    return count
