@@ -60,9 +60,29 @@ def result(text: str) -> list:
         ([("print(np.__version__)\nprint(tf.__version__)", stdout("1.15.4\n2.3.0\n"))], (2, 3)),
         ([("for m in (np, tf):\n    print(m.__name__, m.__version__)\nprint(tf.__version__)", stdout("numpy 1.15.4\ntensorflow 2.3.0\n2.3.0\n"))], (2, 3)),
         ([("print(np.__version__, tf.__version__)", stdout("1.15.4 2.3.0\n"))], None),
+        # Only a line that shows `tf.__version__` asks for an output: an assert or an assignment shows nothing,
+        # so NumPy's version printed below it answers no TensorFlow question.
+        ([("assert tf.__version__ >= '2'\nprint(np.version.version)", stdout("1.15.4\n"))], None),
+        ([("v = tf.__version__\nprint(np.version.version)", stdout("1.15.4\n"))], None),
+        ([("assert tf.__version__ >= '2'\nprint(tf.__version__)", stdout("2.3.0\n"))], (2, 3)),
+        ([("print(np.__version__)\ntf.__version__", result("'2.3.0'"))], None),  # two lines, one output: unpaired
+        ([("np.__version__\ntf.__version__;", result("'1.15.4'"))], None),  # `;` displays nothing
         # Two declarations: the oldest TensorFlow the notebook must run on; an install before a saved output.
         (["!pip install tensorflow==2.3.0", "!pip install tensorflow-gpu==2.1.0"], (2, 1)),
         ([("print(tf.__version__)", stdout("2.8.0\n")), "!pip install tensorflow==2.6.0"], (2, 6)),
+        # An install read as a requirements line is (one parser): extras, the macOS/Intel builds, any lower
+        # bound; pip's options before `install`; each command of a chained line; a shell comment is no argument.
+        (["!pip install tensorflow[and-cuda]==2.15.0"], (2, 15)),
+        (["!pip install tensorflow-macos==2.9"], (2, 9)),
+        (["!pip install -q tensorflow-intel==2.10.0"], (2, 10)),
+        (["!pip install tensorflow>2.3"], (2, 3)),
+        (["!pip -q install tensorflow==2.0"], (2, 0)),
+        (["!pip uninstall -y tensorflow && pip install tensorflow==2.0"], (2, 0)),
+        (["!pip install -r requirements.txt; pip install tensorflow-gpu==1.14.0"], (1, 14)),
+        (["!{sys.executable} -m pip install \\\n    tensorflow==2.5.0"], (2, 5)),
+        (["!pip install tensorflow==2.3.0  # not tensorflow==1.15"], (2, 3)),
+        (["!pip install tensorflow-datasets  # tensorflow==1.15 is preinstalled"], None),
+        (["x = 'pip install tensorflow==1.15'"], None),
         # Nothing declared.
         (["#!pip install tensorflow==2.0.0-beta0\nimport tensorflow as tf"], None),
         (["try:\n  !pip install tf-nightly\nexcept Exception:\n  pass"], None),

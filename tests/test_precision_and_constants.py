@@ -3,9 +3,11 @@ and sizes followed to constants, defaults and flags (analysis/constants.py)."""
 
 import textwrap
 
+import libcst
 import pytest
 
 from tests.conftest import fix, lint
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.checking.config import Settings
 
 MIXED = "from tensorflow.keras import mixed_precision\nmixed_precision.set_global_policy('mixed_float16')\n"
@@ -156,6 +158,19 @@ def test_a_stateful_rnn_is_skipped_only_at_batch_one():
     layer = "from tensorflow import keras\nrnn = keras.layers.LSTM(1020, stateful=True, batch_input_shape=[{}, None, 64])\n"
     assert findings(MIXED + layer.format(1), ["TFP301"]) == []
     assert [code for code, _ in findings(MIXED + layer.format(64), ["TFP301"])] == ["TFP301"]
+
+
+@pytest.mark.parametrize(
+    "setup, name, alignment",
+    [
+        ("", "float32", 0),  # tensor cores run float32 only as TF32, on Ampere and later: the code does not say
+        (MIXED, "float16", 8),
+        ("import tensorflow_decision_forests as tfdf\n", "decision forests", 0),
+    ],
+)
+def test_the_alignment_a_modules_precision_asks_for(setup, name, alignment):
+    precision = AnalysedModule(libcst.parse_module(setup + "from tensorflow import keras\nlayer = keras.layers.Dense(100)\n")).precision
+    assert (precision.name, precision.alignment) == (name, alignment)
 
 
 def test_float32_code_is_checked_only_when_the_user_states_tf32_hardware():

@@ -2,9 +2,11 @@
 
 The hardware facts (rule-catalog G01): on NVIDIA GPUs with tensor cores, 16-bit math (float16,
 bfloat16: Keras mixed precision, `dtype="float16"` layers, the graph rewrite) wants dimensions that
-are multiples of 8; float32 runs on TF32 tensor cores (Ampere and later, TensorFlow's default) in
-multiples of 4. TPU code pads to its own tiles (128) and TensorFlow Decision Forests trains no matrix
-multiply: neither gets a GPU alignment finding.
+are multiples of 8. float32 code asks for no alignment of its own: tensor cores run it only as TF32,
+on Ampere and later GPUs (a T4 or a V100 runs float32 without them), which the code does not say; a
+user who states that hardware configures `alignment = 4` (rules/alignment.py). TPU code pads to its
+own tiles (128) and TensorFlow Decision Forests trains no matrix multiply: neither gets a GPU
+alignment finding.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ _DECISION_FORESTS = "tensorflow_decision_forests"
 @dataclass(frozen=True)
 class Precision:
     name: str  # "float16", "bfloat16", "float32", "TPU", "decision forests"
-    alignment: int  # the multiple tensor cores want; 0 where alignment does not apply
+    alignment: int  # the multiple tensor cores want; 0 where alignment does not apply or the code does not say
     because: str  # what in the module showed it, for messages
 
     def in_message(self) -> str:
         return f"{self.name} ({self.because})"
 
 
-FLOAT32 = Precision("float32", 4, "TF32 tensor cores; no mixed-precision policy in this module")
+FLOAT32 = Precision("float32", 0, "no mixed-precision policy in this module; tensor cores run float32 only as "
+                    "TF32, on Ampere and later GPUs, which the code does not say")
 
 
 class PrecisionAnalysis:

@@ -27,22 +27,26 @@ A configured ``target-version`` outranks everything.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import shlex
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional
 
+from tflint_perf.project.requirement import Version, lower_bound
 from tflint_perf.project.versions import RELEASED_TENSORFLOW
-
-Version = Tuple[int, int]
 
 # Cheap test on the raw text before the JSON is parsed: nothing to find without one of these.
 _MARKERS = ("__version__", "tensorflow", "tf-nightly")
-_DISTRIBUTION = r"(?:tensorflow(?:[-_](?:gpu|cpu))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?)"
-_PIP_INSTALL = re.compile(r"^\s*(?:[!%]\s*)?(?:python3?\s+-m\s+)?pip3?\s+install\b(?P<rest>.*)$")
-_PINNED = re.compile(rf"""(?<![\w.-])['"]?{_DISTRIBUTION}\s*(?:===?|>=|~=)\s*v?(\d+)\.(\d+)[\w.+*-]*""", re.IGNORECASE)
-_PREVIEW = re.compile(r"(?<![\w.-])tf[-_]nightly(?:[-_]gpu)?[-_](\d+)\.(\d+)[-_]preview\b", re.IGNORECASE)
+# A shell command's separators: each command of `!pip uninstall -y tensorflow && pip install ...` is read alone.
+_SEPARATORS = ";&|"
+_PIP = re.compile(r"^pip(?:\d+(?:\.\d+)?)?$")
+# What runs pip as a module: `python -m pip`, `python3.8 -m pip`, `!{sys.executable} -m pip`.
+_PYTHON = re.compile(r"^(?:.*/)?python[\d.]*$|^\{sys\.executable\}$")
 _COLAB_MAGIC = re.compile(r"^\s*%?tensorflow_version\s+(\d+)\.x\s*$")
+# A line that shows what it computes: a print or display call.
+_PRINT_CALL = re.compile(r"(?<![\w.])(?:print|display)\s*\(")
 _PRINTS_VERSION = re.compile(r"\b(?:tf|tensorflow)\.__version__\b")
 # A line that is a version, perhaps quoted or after a label: `2.0.0-alpha0`, `'2.0.0'`,
 # `tf version: 2.0.0-dev20190628`, `• Using TensorFlow Version: 2.1.0`. Keras's own `2.2.4-tf` is not.
@@ -89,21 +93,53 @@ def notebook_version(text: str) -> Optional[NotebookVersion]:
 
 
 def _installed(source: str, cell: int) -> Iterator[NotebookVersion]:
-    for line in source.splitlines():
+    for line in source.replace("\\\n", " ").splitlines():  # a command continued with `\` is one line
         if line.lstrip().startswith("#"):
             continue
         magic = _COLAB_MAGIC.match(line)
         if magic is not None and magic.group(1) == "1":
             yield NotebookVersion((1, 15), f"selects Colab's TensorFlow 1 (`%tensorflow_version 1.x`, cell {cell})")
             continue
-        install = _PIP_INSTALL.match(line)
-        if install is None:
-            continue
-        for pattern in (_PINNED, _PREVIEW):
-            for match in pattern.finditer(install.group("rest")):
-                version = (int(match.group(1)), int(match.group(2)))
-                if version in RELEASED_TENSORFLOW:
-                    yield NotebookVersion(version, f"installs `{match.group(0).strip(chr(34) + chr(39))}` (cell {cell})")
+        for argument in _install_arguments(line):
+            version = lower_bound(argument)  # the requirement parser the dependency files are read with
+            if version in RELEASED_TENSORFLOW:
+                yield NotebookVersion(version, f"installs `{argument}` (cell {cell})")  # type: ignore[arg-type]
+
+
+def _install_arguments(line: str) -> List[str]:
+    """The requirements a shell line installs with pip: the arguments after ``pip ... install`` in each
+    of its commands (``&&``, ``;``, ``|``), unquoted as the shell does, its ``#`` comment dropped
+    (``!pip install tensorflow==2.3.0  # not 1.15`` installs 2.3). Options are skipped; the value of one
+    (``-r requirements.txt``, ``-i URL``) is no TensorFlow requirement. An unquoted ``>`` is kept in its
+    word: ``!pip install tensorflow>=2.4`` redirects to a file ``=2.4`` and installs the newest
+    TensorFlow, which is at least 2.4 all the same."""
+    if "pip" not in line or "install" not in line:  # most lines: no need to split them
+        return []
+    try:
+        lexer = shlex.shlex(line.lstrip().lstrip("!%"), posix=True, punctuation_chars=_SEPARATORS)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an unclosed quote: not a command this can read
+        return []
+    found: List[str] = []
+    command: List[str] = []
+    for word in words + [";"]:
+        if word and all(char in _SEPARATORS for char in word):
+            found.extend(_pip_install_arguments(command))
+            command = []
+        else:
+            command.append(word)
+    return found
+
+
+def _pip_install_arguments(command: List[str]) -> List[str]:
+    words = command[1:] if command[:1] == ["sudo"] else command
+    if words and _PYTHON.match(words[0]) and words[1:3] == ["-m", "pip"]:
+        words = words[2:]
+    if not words or not _PIP.match(words[0]):
+        return []
+    rest = [word for word in words[1:] if not word.startswith("-")]  # `pip -q install`, `install -U`
+    return rest[1:] if rest[:1] == ["install"] else []
 
 
 def _printed(source: str, outputs: object, cell: int) -> Optional[NotebookVersion]:
@@ -112,7 +148,7 @@ def _printed(source: str, outputs: object, cell: int) -> Optional[NotebookVersio
     the second); where they cannot be paired, only a line that names TensorFlow counts."""
     if not isinstance(outputs, list):
         return None
-    asked = [line for line in source.splitlines() if "__version__" in line and not line.lstrip().startswith("#")]
+    asked = _showing_versions(source)
     shown = [line.strip() for output in outputs for line in _shown(output).splitlines() if _ANY_VERSION.match(line.strip())]
     tensorflow = [index for index, line in enumerate(asked) if _PRINTS_VERSION.search(line)]
     if len(asked) == len(shown) and tensorflow and all(line.count("__version__") == 1 for line in asked):
@@ -125,6 +161,29 @@ def _printed(source: str, outputs: object, cell: int) -> Optional[NotebookVersio
         if version in RELEASED_TENSORFLOW:
             return NotebookVersion(version, f"printed `tf.__version__` as {line} (cell {cell})", True)  # type: ignore[arg-type]
     return None
+
+
+def _showing_versions(source: str) -> List[str]:
+    """The cell's lines that show a ``__version__``: a ``print``/``display`` of it, or the cell's last
+    line a bare expression (``tf.__version__``, not ``tf.__version__;``). A line that only reads one
+    (``assert tf.__version__ >= '2'``, ``v = tf.__version__``) shows nothing, and no output answers it."""
+    lines = [line for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    showing = [line for line in lines if "__version__" in line and _PRINT_CALL.search(line)]
+    last = lines[-1] if lines else ""
+    if "__version__" in last and last not in showing and _is_displayed(last):
+        showing.append(last)
+    return showing
+
+
+def _is_displayed(line: str) -> bool:
+    """Whether a cell's last line is an expression the notebook displays the value of."""
+    if line[:1].isspace() or line.rstrip().endswith(";"):
+        return False
+    try:
+        body = ast.parse(line).body
+    except (SyntaxError, ValueError):
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr)
 
 
 def _shown(output: object) -> str:

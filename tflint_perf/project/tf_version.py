@@ -37,16 +37,10 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 from tflint_perf.project.notebook_version import notebook_version
+from tflint_perf.project.requirement import Version, lower_bound
 
-Version = Tuple[int, int]
 NOTEBOOK_SUFFIX = ".ipynb"
 
-_DISTRIBUTIONS = r"(?:tensorflow[-_](?:cpu|gpu|macos|intel|aarch64)|tensorflow|tf[-_]nightly(?:[-_](?:cpu|gpu))?)"
-_REQUIREMENT = re.compile(
-    rf"^\s*['\"]?(?P<name>{_DISTRIBUTIONS})(?![\w.-])\s*(?:\[[^\]]*\])?\s*(?P<spec>(?:[<>=!~]=?|===)[^;#'\"]*)?",
-    re.IGNORECASE,
-)
-_LOWER_BOUND = re.compile(r"(?:>=|==|~=|===|>)\s*v?(\d+)\.(\d+)")
 _ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # read before any requirements file, in this order
 _MAX_LEVELS = 12
@@ -70,15 +64,6 @@ class InferredVersion:
     def where(self) -> str:
         """The source as ``target_version_source`` says it: the file, and for a notebook what it shows."""
         return f"{self.source}: {self.evidence}" if self.evidence else str(self.source)
-
-
-def lower_bound(requirement: str) -> Optional[Version]:
-    """`tensorflow>=2.12,<3` -> (2, 12); None when the line is not a TensorFlow requirement with a bound."""
-    match = _REQUIREMENT.match(requirement)
-    if match is None or not match.group("spec"):
-        return None
-    bounds = [(int(major), int(minor)) for major, minor in _LOWER_BOUND.findall(match.group("spec"))]
-    return max(bounds) if bounds else None
 
 
 def infer_tensorflow_version(directory: Path) -> Optional[InferredVersion]:

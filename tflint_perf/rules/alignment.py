@@ -63,13 +63,11 @@ def alignment_for(context: RuleContext) -> tuple:
         return 0, precision.in_message()
     if configured:
         return configured, "the configured alignment"
-    if precision.alignment == 8:
-        return 8, precision.in_message()
-    # float32 says nothing about the hardware: TF32 tensor cores exist only from Ampere on (a T4 or
-    # V100 runs float32 without them), and the measured gain of an aligned float32 layer is a few
-    # microseconds a step on the widths of real notebooks (benchmarks/tensor_core_alignment.py).
-    # A mixed-precision policy is the code's own statement that it targets tensor cores.
-    return 0, precision.in_message()
+    # A mixed-precision policy is the code's own statement that it targets tensor cores (8). float32
+    # asks for none (analysis/precision.py): TF32 tensor cores exist only from Ampere on, and the
+    # measured gain of an aligned float32 layer is a few microseconds a step on the widths of real
+    # notebooks (benchmarks/tensor_core_alignment.py); TPU code pads to its own tiles.
+    return precision.alignment, precision.in_message()
 
 
 def misaligned(context: RuleContext, expr: cst.BaseExpression, site: Optional[CallSite] = None) -> Optional[Misalignment]:
