@@ -6,12 +6,13 @@ of ``text/`` keeps no outputs, and the project layer does not import it):
 
 - a cell installs a pinned TensorFlow: ``!pip install -q tensorflow==2.0.0-alpha0``,
   ``!pip install tensorflow-gpu==2.0.0-beta1``, ``%pip install "tensorflow>=2.4"``,
-  ``!pip install tf-nightly-2.0-preview`` (the 2.0 previews), or selects Colab's 1.x
+  ``!pip install tf-nightly-2.0-preview`` (the 2.0 previews), each argument of ``pip ... install``
+  read as a requirements line is (``requirement.py``), or selects Colab's 1.x
   (``%tensorflow_version 1.x``: Colab's TensorFlow 1 was 1.15). A declaration as strong as a
   requirements line; a commented-out line (``#!pip install ...``) declares nothing, nor does an
   unpinned ``!pip install tf-nightly``, nor ``%tensorflow_version 2.x`` (any 2.x Colab had, from 2.0
   in 2019 to 2.8 in 2022: it says 2, not which);
-- a cell printing ``tf.__version__`` kept its output: ``2.0.0-alpha0``, ``tf version: 1.12.0``,
+- a cell printing (or, on its last line, displaying) ``tf.__version__`` kept its output: ``2.0.0-alpha0``, ``tf version: 1.12.0``,
   ``• Using TensorFlow Version: 2.1.0``: the TensorFlow the notebook last ran on (a Keras version
   printed beside it, ``2.2.4-tf``, is not TensorFlow's).
 
