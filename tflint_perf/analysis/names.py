@@ -243,3 +243,13 @@ def name_uses(tree: cst.CSTNode, name: str) -> int:
                 continue
         stack.extend(current.children)
     return count
+
+
+def assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
+    """The one name a ``name = value`` statement line binds; None for any other line."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    targets = statement.body[0].targets
+    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
+        return None
+    return targets[0].target.value

@@ -18,6 +18,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.names import assigned_name
 from tflint_perf.text.diagnostics import NodeEdit
 from tflint_perf.fixes.building import chain_break, code_in_block
 
@@ -135,12 +136,12 @@ def _statement_edits(model: ModuleModel, first: cst.Call, moved: cst.Call) -> Op
     statements = _statements_between(model, first_site, moved_site)
     if statements is None:
         return None
-    name = _assigned_name(statements[0])
+    name = assigned_name(statements[0])
     first_assign = statements[0].body[0]
     if name is None or not any(node is first for node in _spine(first_assign.value)):  # type: ignore[attr-defined]
         return None
     for statement in statements[1:]:
-        if _assigned_name(statement) != name or not _rooted_at(statement.body[0].value, name):  # type: ignore
+        if assigned_name(statement) != name or not _rooted_at(statement.body[0].value, name):  # type: ignore
             return None
     suffix = _moved_suffix(model, moved)
     before_first = first.func.value  # type: ignore[union-attr]
@@ -183,15 +184,6 @@ def _statements_between(model: ModuleModel, first_site: CallSite, moved_site: Ca
     if statements[0] is not first_line or not all(isinstance(s, cst.SimpleStatementLine) for s in statements):
         return None
     return statements
-
-
-def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
-    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
-        return None
-    assign = statement.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return None
-    return assign.targets[0].target.value
 
 
 def _rooted_at(expr: cst.BaseExpression, name: str) -> bool:
