@@ -36,6 +36,15 @@ def int_literal(node: cst.BaseExpression) -> Optional[int]:
     return None
 
 
+def signed_int_literal(node: cst.BaseExpression) -> Optional[int]:
+    """``int_literal``, or its negation written ``-1``: a value an API gives a meaning to
+    (``batch_size=-1``: everything at once), never a size."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        value = int_literal(node.expression)
+        return -value if value is not None else None
+    return int_literal(node)
+
+
 def string_literal(node: Optional[cst.BaseExpression]) -> Optional[str]:
     """The text of a plain string literal (``'mode'``); None for bytes, f-strings, anything else."""
     if isinstance(node, cst.SimpleString):
