@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Generic, List, Sequence, Tuple, TypeVar
 import libcst as cst
 
 from tflint_perf.analysis.model import FunctionInfo
-from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
+from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses, parameter_names, rooted_at
 
 _Found = TypeVar("_Found")
 
@@ -74,24 +74,13 @@ def only_looked_at(scope: cst.CSTNode, name: str, attributes: FrozenSet[str]) ->
     stack: List[cst.CSTNode] = [scope]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and name in _parameter_names(node.params):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(node.params):
             continue  # there `name` is another value, as in `name_uses`
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print":
             looked += sum(isinstance(arg.value, cst.Name) and arg.value.value == name for arg in node.args)
         elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name:
             looked += node.attr.value in attributes
         elif isinstance(node, cst.SimpleStatementLine) and assigned_name(node) == name:
-            looked += 1 + _rooted_at(node.body[0].value, name)  # type: ignore[union-attr]
+            looked += 1 + rooted_at(node.body[0].value, name)  # type: ignore[union-attr]
         stack.extend(node.children)
     return looked == name_uses(scope, name)
-
-
-def _parameter_names(params: cst.Parameters) -> List[str]:
-    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-
-
-def _rooted_at(expression: cst.BaseExpression, name: str) -> bool:
-    """``name.map(f).batch(32)``: a method chain whose receiver is the plain name."""
-    while isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
-        expression = expression.func.value
-    return isinstance(expression, cst.Name) and expression.value == name
