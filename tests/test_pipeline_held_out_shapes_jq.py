@@ -338,3 +338,109 @@ def test_an_inherited_builder_whose_pipeline_only_a_predict_reads_is_not_reporte
         "model.fit(train_dataset, steps_per_epoch=len(train_generator), epochs=10)",
         "model.predict(train_dataset, steps=len(train_generator))"))
     assert _reported(root) == []
+
+
+# A print beside a use the analysis cannot see (a training loop from a library): the print is not the
+# pipeline's purpose, so the maps stay reported (the review of the print-is-inspection change).
+PRINTED_AND_TRAINED_OUT_OF_SIGHT = """
+    import tensorflow as tf
+    from mylib import train_loop
+
+    def parse(record):
+        return tf.py_function(decode, [record], tf.float32)
+
+    dataset = tf.data.TFRecordDataset(files).map(parse).batch(32)
+    {look}
+    train_loop(dataset, epochs=100)
+    """
+
+
+def test_a_print_beside_a_library_training_loop_does_not_hide_the_maps():
+    source = PRINTED_AND_TRAINED_OUT_OF_SIGHT.format(look="print(dataset)")
+    assert found(source, ["TFP102", "TFP201"]) == [(6, "TFP201"), (8, "TFP102")]
+
+
+def test_an_element_spec_beside_a_library_training_loop_does_not_hide_the_maps():
+    source = PRINTED_AND_TRAINED_OUT_OF_SIGHT.format(look="print(dataset.element_spec)")
+    assert found(source, ["TFP102", "TFP201"]) == [(6, "TFP201"), (8, "TFP102")]
+
+
+def test_a_pipeline_printed_rebuilt_and_printed_again_is_still_only_looked_at():
+    source = PRINTED_AND_TRAINED_OUT_OF_SIGHT.format(look="print(dataset)\n    dataset = dataset.prefetch(1)\n    print(dataset)")
+    assert found(source.replace("train_loop(dataset, epochs=100)", ""), ["TFP102", "TFP201"]) == []
+
+
+def test_a_pipeline_returned_by_a_function_that_reads_its_element_spec_is_not_only_looked_at():
+    source = """
+        import tensorflow as tf
+        def make(files):
+            dataset = tf.data.TFRecordDataset(files).map(parse).batch(32)
+            shapes = dataset.element_spec
+            return dataset
+    """
+    assert found(source, ["TFP102"]) == [(4, "TFP102")]
+
+
+# A module whose pipeline another module takes with `from data import *` and trains on.
+STARRED_DATA = """
+import tensorflow as tf
+
+def parse(record):
+    return tf.py_function(decode, [record], tf.float32)
+
+raw = tf.data.TFRecordDataset(files)
+dataset = raw.map(parse)
+dataset = dataset.batch(32)
+for x in raw.take(1):
+    print(x)
+"""
+
+
+def _starred_project(tmp_path: Path, importer: str) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'example'\n")
+    (root / "data.py").write_text(STARRED_DATA)
+    (root / "train2.py").write_text(f"import tensorflow as tf\n{importer}\n\nmodel.fit(dataset, epochs=50)\n")
+    return root
+
+
+def _codes(root: Path):
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP201", ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return sorted((Path(d["filename"]).as_posix(), d["location"]["row"], d["code"]) for d in json.loads(result.stdout))
+
+
+def test_a_pipeline_another_module_star_imports_is_read(tmp_path):
+    assert _codes(_starred_project(tmp_path, "from data import *")) == [("data.py", 5, "TFP201")]
+
+
+def test_a_pipeline_no_module_imports_is_never_read(tmp_path):
+    assert _codes(_starred_project(tmp_path, "from data import raw")) == []
+
+
+# `tfds.load(..., batch_size=-1)` returns whole tensors, also when -1 is a module constant; a batch size
+# the analysis cannot read may be -1 too, so `x, y = ...` is then no pair of pipelines.
+WHOLE_TENSORS = """
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+
+    SPLIT = tfds.Split.TRAIN
+    ALL = -1
+    x, y = tfds.load("mnist", split=SPLIT, as_supervised=True, batch_size={size})
+    model.fit(x, y, epochs=10)
+    """
+
+
+def test_a_batch_size_of_minus_one_in_a_constant_gives_tensors_not_pipelines():
+    assert found(WHOLE_TENSORS.format(size="ALL"), ["TFP101"]) == []
+
+
+def test_an_unread_batch_size_does_not_unpack_into_pipelines():
+    assert found(WHOLE_TENSORS.format(size="args.batch_size"), ["TFP101"]) == []
+
+
+def test_a_batch_size_in_a_positive_constant_keeps_the_pipeline():
+    source = WHOLE_TENSORS.format(size="ALL").replace("ALL = -1", "ALL = 32").replace(
+        "x, y = tfds.load", "ds = tfds.load").replace("model.fit(x, y,", "model.fit(ds,")
+    assert found(source, ["TFP101"]) == [(7, "TFP101")]

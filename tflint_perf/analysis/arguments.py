@@ -36,6 +36,23 @@ def int_literal(node: cst.BaseExpression) -> Optional[int]:
     return None
 
 
+def signed_int_literal(node: cst.BaseExpression) -> Optional[int]:
+    """``int_literal``, or its negation written ``-1``: a value an API gives a meaning to
+    (``batch_size=-1``: everything at once), never a size."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        value = int_literal(node.expression)
+        return -value if value is not None else None
+    return int_literal(node)
+
+
+def string_literal(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    """The text of a plain string literal (``'mode'``); None for bytes, f-strings, anything else."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
 def bool_literal(node: Optional[cst.BaseExpression]) -> Optional[bool]:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
@@ -48,7 +65,4 @@ def keyword_value(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
 
 
 def string_keyword(call: cst.Call, name: str) -> Optional[str]:
-    value = keyword_value(call, name)
-    if isinstance(value, cst.SimpleString):
-        return value.evaluated_value if isinstance(value.evaluated_value, str) else None
-    return None
+    return string_literal(keyword_value(call, name))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal, keyword_value
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_value, signed_int_literal
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
@@ -31,15 +31,24 @@ class IntegerValue:
 
 
 class ValueSources:
-    def __init__(self, model: ModuleModel) -> None:
+    def __init__(self, model: ModuleModel, literal: Callable[[cst.BaseExpression], Optional[int]] = int_literal) -> None:
         self.model = model
+        self._literal = literal  # what counts as an integer written out: sizes are never negative
+        self._signed: Optional[ValueSources] = None
 
     def integer(self, expr: cst.BaseExpression, site: Optional[CallSite]) -> Optional[IntegerValue]:
         """The integer ``expr`` evaluates to at ``site``, when the code says."""
         return self._value(expr, site.function if site is not None else None, 0)
 
+    def signed(self, expr: cst.BaseExpression, site: Optional[CallSite]) -> Optional[IntegerValue]:
+        """``integer``, reading ``-1`` too, written there or in a constant (``ALL = -1``): a value an API
+        gives a meaning to (``tfds.load(..., batch_size=ALL)``: whole tensors, no Dataset)."""
+        if self._signed is None:
+            self._signed = ValueSources(self.model, signed_int_literal)
+        return self._signed.integer(expr, site)
+
     def _value(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
-        value = int_literal(expr)
+        value = self._literal(expr)
         if value is not None:
             return IntegerValue(value, expr, "")  # type: ignore[arg-type]
         if isinstance(expr, cst.Name):
@@ -64,7 +73,7 @@ class ValueSources:
 
     def _constant(self, name: str) -> Optional[IntegerValue]:
         value = self.model.module_values.get(name)
-        number = int_literal(value) if value is not None else None
+        number = self._literal(value) if value is not None else None
         if number is not None:
             return IntegerValue(number, None, f"constant `{name} = {number}`")
         return None
@@ -77,7 +86,7 @@ class ValueSources:
         if passed is not None:
             return passed
         default = _parameter_default(function, name)
-        number = int_literal(default) if default is not None else None
+        number = self._literal(default) if default is not None else None
         if number is not None:
             return IntegerValue(number, None, f"default of parameter `{name}`")
         constant = self._constant(default.value) if isinstance(default, cst.Name) else None
@@ -123,14 +132,14 @@ class ValueSources:
             if leaf in _FLAG_DEFINERS:
                 name = argument(call, "name", 0)
                 default = argument(call, "default", 1)
-                number = int_literal(default.value) if default is not None else None
+                number = self._literal(default.value) if default is not None else None
                 if name is not None and isinstance(name.value, cst.SimpleString) and number is not None:
                     flag = str(name.value.evaluated_value)
                     flags[flag] = IntegerValue(number, None, f"flag --{flag}, default {number}")
             elif leaf == "add_argument" and call.args and isinstance(call.args[0].value, cst.SimpleString):
                 option = str(call.args[0].value.evaluated_value)
                 default_value = keyword_value(call, "default")
-                number = int_literal(default_value) if default_value is not None else None
+                number = self._literal(default_value) if default_value is not None else None
                 if option.startswith("--") and number is not None:
                     flags[option[2:].replace("-", "_")] = IntegerValue(number, None, f"flag {option}, default {number}")
         return flags

@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import string_literal
 from tflint_perf.analysis.effects import nodes_within
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -92,7 +93,7 @@ def _names_mode(node: cst.BaseExpression) -> bool:
     """`mode`, `self.mode`, `params['mode']`, `self.params["mode"]`."""
     if isinstance(node, cst.Subscript) and len(node.slice) == 1:
         index = node.slice[0].slice
-        return isinstance(index, cst.Index) and _string(index.value) == "mode"
+        return isinstance(index, cst.Index) and string_literal(index.value) == "mode"
     text = dotted_text(node)
     return text is not None and text.rsplit(".", 1)[-1] == "mode"
 
@@ -107,17 +108,10 @@ def _mode_literals(node: cst.BaseExpression) -> List[str]:
 
 
 def _mode_literal(node: cst.BaseExpression) -> Optional[str]:
-    literal = _string(node)
+    literal = string_literal(node)
     if literal is not None:
         return literal
     text = dotted_text(node)
     if text is not None and ".ModeKeys." in f".{text}":
         return _MODE_KEYS.get(text.rsplit(".", 1)[-1])
-    return None
-
-
-def _string(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
     return None

@@ -9,7 +9,7 @@ rule compares strings and never cares how the user imported things.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -237,9 +237,41 @@ def name_uses(tree: cst.CSTNode, name: str) -> int:
         current = stack.pop()
         if isinstance(current, cst.Name) and current.value == name:
             count += 1
-        if isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            params = current.params
-            if name in [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]:
-                continue
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(current.params):
+            continue
         stack.extend(current.children)
     return count
+
+
+def parameter_names(params: cst.Parameters) -> List[str]:
+    """The names of a signature's positional and keyword parameters (not ``*args``, ``**kwargs``)."""
+    return [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+
+
+def assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
+    """The one name a ``name = value`` statement line binds; None for any other line."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+        return None
+    targets = statement.body[0].targets
+    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
+        return None
+    return targets[0].target.value
+
+
+def method_spine(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """``a.b(x).c(y)`` -> the receivers along the method chain, outermost first."""
+    nodes = []
+    while True:
+        nodes.append(expr)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            return nodes
+
+
+def rooted_at(expr: cst.BaseExpression, name: str) -> bool:
+    """``name.map(f).batch(32)``: a method chain whose innermost receiver is the plain name ``name``."""
+    root = method_spine(expr)[-1]
+    return isinstance(root, cst.Name) and root.value == name

@@ -17,7 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.arguments import argument, string_literal
 from tflint_perf.analysis.model import ModuleModel
 
 _POLICY_SETTERS = ("set_global_policy", "set_policy", "Policy", "set_dtype_policy", "DTypePolicy")
@@ -64,13 +64,13 @@ class PrecisionAnalysis:
             return Precision("float16", 8, "the mixed-precision graph rewrite")
         if leaf in _POLICY_SETTERS and "mixed_precision" in name or leaf in ("set_dtype_policy", "DTypePolicy"):
             policy = argument(call, "policy", None) or argument(call, "name", 0)
-            text = _string(policy.value) if policy is not None else None
+            text = string_literal(policy.value) if policy is not None else None
             if text is not None and "float16" in text:
                 kind = "bfloat16" if "bfloat16" in text else "float16"
                 return Precision(kind, 8, f"policy `{text}`")
         if name.startswith("keras.layers."):
             dtype = argument(call, "dtype", None)
-            text = _string(dtype.value) if dtype is not None else None
+            text = string_literal(dtype.value) if dtype is not None else None
             if text is not None and "float16" in text:
                 kind = "bfloat16" if "bfloat16" in text else "float16"
                 return Precision(kind, 8, f"layers with dtype `{text}`")
@@ -79,10 +79,3 @@ class PrecisionAnalysis:
 
 def _is_tpu(name: str) -> bool:
     return any(part.lower().startswith("tpu") for part in name.split("."))
-
-
-def _string(node: cst.BaseExpression) -> Optional[str]:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
-    return None

@@ -37,7 +37,7 @@ from tflint_perf.project.index import (
 )
 from tflint_perf.project.tf_version import RACY_NS
 
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2  # 2: a star import keeps its "*" among the names taken
 MARKERS = (b"tensorflow", b"keras")  # text the prefilter parses for (text/prefilter.py): what costs checking
 
 

@@ -13,11 +13,12 @@ offered only where it is unambiguous:
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import libcst as cst
 
 from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.names import assigned_name, method_spine, rooted_at
 from tflint_perf.text.diagnostics import NodeEdit
 from tflint_perf.fixes.building import chain_break, code_in_block
 
@@ -28,19 +29,6 @@ def move_before(model: ModuleModel, moved: cst.Call, first: cst.Call) -> Optiona
     if not isinstance(first.func, cst.Attribute) or not isinstance(moved.func, cst.Attribute) or moved.lpar:
         return None
     return _chain_edits(model, first, moved) or _statement_edits(model, first, moved)
-
-
-def _spine(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
-    """``a.b(x).c(y)`` -> the receivers along the method chain, outermost first."""
-    nodes = []
-    while True:
-        nodes.append(expr)
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            expr = expr.func.value
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            return nodes
 
 
 def _moved_suffix(model: ModuleModel, moved: cst.Call) -> str:
@@ -59,7 +47,7 @@ def _chain_edits(model: ModuleModel, first: cst.Call, moved: cst.Call) -> Option
     """
     site = model.site_of(moved)
     top = _chain_top(site.statement) if site is not None else None
-    spine = _spine(top) if top is not None else []
+    spine = method_spine(top) if top is not None else []
     if not any(node is moved for node in spine) or not any(node is first for node in spine):
         return None
     moved_index = next(i for i, node in enumerate(spine) if node is moved)
@@ -135,12 +123,12 @@ def _statement_edits(model: ModuleModel, first: cst.Call, moved: cst.Call) -> Op
     statements = _statements_between(model, first_site, moved_site)
     if statements is None:
         return None
-    name = _assigned_name(statements[0])
+    name = assigned_name(statements[0])
     first_assign = statements[0].body[0]
-    if name is None or not any(node is first for node in _spine(first_assign.value)):  # type: ignore[attr-defined]
+    if name is None or not any(node is first for node in method_spine(first_assign.value)):  # type: ignore[attr-defined]
         return None
     for statement in statements[1:]:
-        if _assigned_name(statement) != name or not _rooted_at(statement.body[0].value, name):  # type: ignore
+        if assigned_name(statement) != name or not rooted_at(statement.body[0].value, name):  # type: ignore
             return None
     suffix = _moved_suffix(model, moved)
     before_first = first.func.value  # type: ignore[union-attr]
@@ -183,19 +171,6 @@ def _statements_between(model: ModuleModel, first_site: CallSite, moved_site: Ca
     if statements[0] is not first_line or not all(isinstance(s, cst.SimpleStatementLine) for s in statements):
         return None
     return statements
-
-
-def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
-    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
-        return None
-    assign = statement.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return None
-    return assign.targets[0].target.value
-
-
-def _rooted_at(expr: cst.BaseExpression, name: str) -> bool:
-    return _is_name(_spine(expr)[-1], name)
 
 
 def _is_name(expr: cst.BaseExpression, name: str) -> bool:

@@ -55,12 +55,14 @@ _NOT_FIRST_PARTY = frozenset(
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)", re.M)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)
 _SUFFIXES = (".py", ".ipynb")
+STAR = "*"  # the name an ImportRef keeps for `from m import *`
 # Text without any of these cannot build, extend or iterate a tf.data pipeline.
 
 
 @dataclass(frozen=True)
 class ImportRef:
-    """One imported module (``level`` dots before it), with the names taken from it (empty for ``import m``)."""
+    """One imported module (``level`` dots before it), with the names taken from it (empty for ``import m``;
+    ``"*"`` for ``from m import *``, which takes every public name)."""
 
     module: str
     level: int
@@ -141,7 +143,7 @@ def imports_in_text(text: str) -> List[ImportRef]:
         taken = tuple(
             part.split(" as ")[0].strip() for part in names.strip("()").replace("\n", " ").split(",")
         )
-        found.append(ImportRef(module, len(dots), tuple(name for name in taken if name and name != "*")))
+        found.append(ImportRef(module, len(dots), tuple(name for name in taken if name)))
     for clause in _IMPORT.findall(text):
         for part in clause.split(","):
             module = part.split(" as ")[0].strip()
@@ -342,8 +344,8 @@ class Project:
         return known
 
     def importers_using(self, path: Path, names: FrozenSet[str]) -> List[Path]:
-        """The importers of ``path`` that take one of ``names`` from it, or the module itself (then its
-        text must mention ``.name``)."""
+        """The importers of ``path`` that take one of ``names`` from it (by name, or all public names
+        with ``import *``), or the module itself (then its text must mention ``.name``)."""
         path = _resolved(path)
         found = []
         for importer in self.importers_of(path):
@@ -353,7 +355,9 @@ class Project:
                     target = self.resolve(importer, ref.module, ref.level, name or None)
                     if target is None or target[0] != path:
                         continue
-                    if target[1] is not None:
+                    if target[1] == STAR:
+                        hit = any(not name.startswith("_") for name in names)  # what `import *` takes
+                    elif target[1] is not None:
                         hit = target[1] in names
                     else:
                         text = self.text_of(importer) if text is None else text
@@ -384,10 +388,11 @@ class Project:
     def resolve(self, importer: Path, module: str, level: int, name: Optional[str] = None
                 ) -> Optional[Tuple[Path, Optional[str]]]:
         """Where ``from <level dots><module> import <name>`` (or ``import <module>``) leads: the module's
-        file and the name to look up in it (None when the import names a module itself)."""
+        file and the name to look up in it (None when the import names a module itself; ``"*"`` for
+        ``import *``, which names no submodule)."""
         if level == 0 and module.split(".")[0] in _NOT_FIRST_PARTY:
             return None
-        if name is not None:
+        if name is not None and name != STAR:
             submodule = self._module_file(importer, f"{module}.{name}" if module else name, level)
             if submodule is not None:
                 return submodule, None

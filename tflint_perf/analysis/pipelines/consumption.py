@@ -23,7 +23,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.pipelines.syntax import block_statements
+from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
 from tflint_perf.analysis.pipelines.summaries import substitute
 from tflint_perf.analysis.pipelines.values import (
     Consumption,
@@ -219,7 +219,7 @@ class ConsumerRecognition:
             # (a helper printing the pipeline it returns says nothing of what its callers do with it)
             for arg in call.args:
                 value = self.eval(arg.value)
-                if isinstance(arg.value, cst.Name) and isinstance(value, Pipeline):
+                if isinstance(arg.value, cst.Name) and isinstance(value, Pipeline) and self._only_looked_at(arg.value):
                     self.consume(call, "inspection", "print()", value, Purpose.INSPECTION)
             return True
         return False
@@ -262,8 +262,22 @@ class ConsumerRecognition:
 
     def _consume_inspected_attribute(self, node: cst.Attribute, value: Value) -> None:
         """``ds.element_spec``: a look at the pipeline's structure."""
-        if node.attr.value in INSPECTION_ATTRIBUTES and isinstance(value, Pipeline):
+        if node.attr.value in INSPECTION_ATTRIBUTES and isinstance(value, Pipeline) and (
+                not isinstance(node.value, cst.Name) or self._only_looked_at(node.value)):
             self.consume(node, "inspection", node.attr.value, value, Purpose.INSPECTION)
+
+    def _only_looked_at(self, name: cst.Name) -> bool:
+        """The pipeline ``name`` holds has no use but being printed or its structure read: then that is
+        its purpose. Any other read (`train_loop(dataset)` from a library out of sight, a `return`,
+        another module importing it) may be its training, which a look beside it must not hide."""
+        scope = self.function.node if self.function is not None else self.model.module
+        known = self.analysis._looked_at
+        if (scope, name.value) not in known:
+            known[scope, name.value] = only_looked_at(scope, name.value, INSPECTION_ATTRIBUTES)
+        if not known[scope, name.value]:
+            return False
+        session = self.model.session
+        return self.function is not None or session is None or not session.importers(self.model, [name.value])
 
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"

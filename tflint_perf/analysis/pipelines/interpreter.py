@@ -354,7 +354,7 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 return None
             if method == "as_dataset" and (isinstance(receiver, TfdsBuilder) or (
                     not _holds_real_pipeline(receiver) and is_tfds_as_dataset(call))):
-                return split_value(call)
+                return split_value(call, self.model)
             if isinstance(receiver, Collection) and method == "get":
                 return Pipeline(receiver.states)
             if isinstance(receiver, ClassRef) and receiver.cls is not None and method in receiver.cls.methods:

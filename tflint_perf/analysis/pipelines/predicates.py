@@ -14,7 +14,7 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
-from tflint_perf.analysis.names import name_uses
+from tflint_perf.analysis.names import assigned_name, name_uses
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -185,7 +185,7 @@ class StatePredicates:
         statement = site.statement if site is not None else None
         if site is None or site.function is not None or site.lambdas or statement is None:
             return False
-        name = _assigned_name(statement)
+        name = assigned_name(statement)
         if name is None or name in ("_", "__"):
             return False
         session = self.model.session
@@ -193,7 +193,7 @@ class StatePredicates:
             return False
         rebuilt = 0
         for line in self.model.module.body:
-            if isinstance(line, cst.SimpleStatementLine) and _assigned_name(line) == name:
+            if isinstance(line, cst.SimpleStatementLine) and assigned_name(line) == name:
                 rebuilt += 1 + name_uses(line.body[0].value, name)  # type: ignore[union-attr]
         return rebuilt == name_uses(self.model.module, name)
 
@@ -501,13 +501,3 @@ def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
                         and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == name for t in small.targets):
                     return function
     return None
-
-
-def _assigned_name(statement: cst.SimpleStatementLine) -> Optional[str]:
-    """The one name a `name = value` statement line binds."""
-    if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
-        return None
-    targets = statement.body[0].targets
-    if len(targets) != 1 or not isinstance(targets[0].target, cst.Name):
-        return None
-    return targets[0].target.value

@@ -16,6 +16,7 @@ from typing import Any, Callable, List
 import libcst as cst
 
 from tflint_perf.analysis.arguments import bool_literal, keyword_value, string_keyword
+from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.pipelines.values import Collection, Pipeline, Source, State, TfdsBuilder, TupleValue, Value
 
 # Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
@@ -70,6 +71,7 @@ class SourceRecognition:
     pipeline; a consumer API is recorded (``ConsumerRecognition``); anything else is unknown."""
 
     analysis: Any  # the PipelineAnalysis
+    model: ModuleModel
 
     eval: Callable[[cst.BaseExpression], Value]  # BodyInterpreter's
     note_combined: Callable[[Value], None]  # BodyInterpreter's
@@ -92,7 +94,7 @@ class SourceRecognition:
         if self._consumed_by_api_call(call, api, args):
             return None
         if api == "tfds.load":
-            value = split_value(call)
+            value = split_value(call, self.model)
             if bool_literal(keyword_value(call, "with_info")):
                 return TupleValue((value, None))
             return value
@@ -142,11 +144,14 @@ def is_tfds_as_dataset(call: cst.Call) -> bool:
     return "split" in keywords and bool(keywords & _TFDS_AS_DATASET_KEYWORDS)
 
 
-def split_value(call: cst.Call) -> Value:
+def split_value(call: cst.Call, model: ModuleModel) -> Value:
     """What ``tfds.load`` / ``builder.as_dataset`` return, decided by ``split=`` and ``batch_size=``."""
     batch_size = keyword_value(call, "batch_size")
-    if isinstance(batch_size, cst.UnaryOperation):
-        return None  # batch_size=-1 returns whole tensors, not a Dataset
+    size = None
+    if batch_size is not None:
+        size = model.integer_values.signed(batch_size, model.site_of(call))  # type: ignore[attr-defined]
+    if size is not None and size.value < 0:
+        return None  # batch_size=-1 (or `ALL = -1`) returns whole tensors, not a Dataset
     split = keyword_value(call, "split")
     if split is None:
         return Collection(frozenset({State(Source(call))}))
@@ -155,5 +160,8 @@ def split_value(call: cst.Call) -> Value:
             tuple(Pipeline(frozenset({State(Source(call, index=i))})) for i in range(len(split.elements)))
         )
     # A split the call does not spell out may be one name or a list of them: unpacking decides.
+    # A batch size not read (`batch_size=args.batch`) may be -1, and whole tensors unpack too
+    # (`x, y = tfds.load(..., as_supervised=True, batch_size=n)`): then no unpacking into pipelines.
     unread = not isinstance(split, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.BinaryOperation))
-    return Pipeline(frozenset({State(Source(call, split_unread=unread))}))
+    unpackable = unread and (batch_size is None or size is not None)
+    return Pipeline(frozenset({State(Source(call, split_unread=unpackable))}))

@@ -4,12 +4,12 @@ parameters, ``self``, and a dispatch on node types that stays fast.
 
 from __future__ import annotations
 
-from typing import Dict, Generic, List, Sequence, Tuple, TypeVar
+from typing import Dict, FrozenSet, Generic, List, Sequence, Tuple, TypeVar
 
 import libcst as cst
 
 from tflint_perf.analysis.model import FunctionInfo
-from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses, parameter_names, rooted_at
 
 _Found = TypeVar("_Found")
 
@@ -63,3 +63,24 @@ def is_static(function: FunctionInfo) -> bool:
 
 def is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
+
+
+def only_looked_at(scope: cst.CSTNode, name: str, attributes: FrozenSet[str]) -> bool:
+    """Every read of ``name`` in ``scope`` looks at the pipeline and nothing more: ``print(name)``,
+    ``name.element_spec`` (an attribute of ``attributes``), or its own rebuilding
+    (``name = name.batch(32)``). Any other read (an argument of another call, a ``return``, a loop,
+    another name bound on it, a function reading the global) may train on it, out of sight."""
+    looked = 0
+    stack: List[cst.CSTNode] = [scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(node.params):
+            continue  # there `name` is another value, as in `name_uses`
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print":
+            looked += sum(isinstance(arg.value, cst.Name) and arg.value.value == name for arg in node.args)
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name:
+            looked += node.attr.value in attributes
+        elif isinstance(node, cst.SimpleStatementLine) and assigned_name(node) == name:
+            looked += 1 + rooted_at(node.body[0].value, name)  # type: ignore[union-attr]
+        stack.extend(node.children)
+    return looked == name_uses(scope, name)
