@@ -107,3 +107,17 @@ def _table(source: str) -> ImportTable:
 )
 def test_imports_framework_is_any_tensorflow_or_keras_import(source, expected):
     assert _table(source).imports_framework is expected
+
+
+def test_name_uses_counts_the_name_itself_not_attributes_keywords_or_shadowing_parameters():
+    from tflint_perf.analysis.names import name_uses
+
+    tree = cst.parse_module(
+        "dataset = make()\n"
+        "print(dataset)\n"
+        "self.dataset = other\n"           # an attribute named like it
+        "fit(dataset=other, x=dataset)\n"  # a keyword named like it, and one real use
+        "def step(dataset):\n    return dataset.batch(2)\n"  # a parameter of that name
+        "g = lambda dataset: dataset\n"
+    )
+    assert name_uses(tree, "dataset") == 3  # the assignment, the print, `x=dataset`

@@ -230,7 +230,8 @@ class ImportTable:
 
 def name_uses(tree: cst.CSTNode, name: str) -> int:
     """How often the plain name ``name`` is written in ``tree``, leaving out the bodies of functions
-    and lambdas whose parameter it is (there it names another value)."""
+    and lambdas whose parameter it is (there it names another value), attribute names
+    (``self.dataset`` is not the name ``dataset``) and keyword names (``f(dataset=...)``)."""
     count = 0
     stack = [tree]
     while stack:
@@ -239,7 +240,12 @@ def name_uses(tree: cst.CSTNode, name: str) -> int:
             count += 1
         if isinstance(current, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(current.params):
             continue
-        stack.extend(current.children)
+        if isinstance(current, cst.Attribute):
+            stack.append(current.value)
+        elif isinstance(current, cst.Arg):
+            stack.append(current.value)
+        else:
+            stack.extend(current.children)
     return count
 
 
