@@ -183,11 +183,14 @@ def test_a_seeded_shuffle_with_arguments_is_compared_element_by_element(tmp_path
 
 @pytest.mark.tensorflow
 def test_a_fix_in_an_imported_sibling_module_is_run(tmp_path, tensorflow):
-    """The only fix is in the sibling (an unsafe TFP302 batch size): the fixed side's batches differ."""
+    """The only fix is in the sibling (an unsafe TFP302 batch size, under mixed precision and selected, since
+    the rule is opt-in): the fixed side's batches differ."""
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-perf]\nextend-select = ["TFP302"]\n')
     (tmp_path / "loader.py").write_text(textwrap.dedent("""\
         import numpy as np
         import tensorflow as tf
 
+        tf.keras.mixed_precision.set_global_policy("mixed_float16")
         DATA = np.arange(2000, dtype=np.float32)
 
 
