@@ -40,7 +40,7 @@ def contract_names() -> List[str]:
 
 LAYERS = "Layers import only downward"
 MODEL = "The module model knows none of its analyses"
-PROJECT = "The project layer is handed a parse function: it imports neither the parser nor the notebook cell reader"
+PROJECT = "The project layer is handed a parse function: no parser, no notebook reader"
 
 
 def copy_of_the_package(directory: Path) -> Path:
