@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import path_purpose
-from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
+from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
@@ -348,8 +348,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
                 # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
                 continue
-            if all(pipelines.cheap_per_batch(state, call) for state in states):
-                continue  # in-memory arrays batched, then cast, scaled, one-hot encoded: microseconds per batch
+            if all(pipelines.cheap_batch_map(state, call) for state in states):
+                continue  # batches cast, scaled, one-hot encoded, padded: microseconds per batch
+            if pipelines.filled_once(states, call):
+                continue  # `map(encode).cache()` read by 20 epochs: the map runs in the first only
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states
