@@ -22,6 +22,18 @@ _WORD2VEC_EAGER = (
     "    while num_train_steps < 100000:\n        for center, target in tfe.Iterator(dataset):\n"
     "            {step}\n            num_train_steps += 1\n"
 )
+# google-research/big_transfer: `get_data` ends in a prefetch; `{after}` is mapped on each batch after it.
+_BIT = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+    "def reshape_for_keras(features, batch_size, crop_size):\n"
+    "    features['image'] = tf.reshape(features['image'], (batch_size, crop_size, crop_size, 3))\n"
+    "    features['label'] = tf.reshape(features['label'], (batch_size, -1))\n"
+    "    return (features['image'], features['label'])\n"
+    "def get_data(batch_size):\n    data = tfds.load('cifar10', split='train').repeat().shuffle(10000)\n"
+    "    data = data.map(decode_and_augment, num_parallel_calls=8).batch(batch_size, drop_remainder=True)\n"
+    "    return data.prefetch(1)\n"
+    "data_train = get_data(512).map({after})\nmodel.fit(data_train, epochs=10, steps_per_epoch=100)\n"
+)
 
 class MissingPrefetch(Rule):
     code = "TFP101"
@@ -210,12 +222,26 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "model.fit(train_db, epochs=5)\n",
             target_version=(2, 0),
         ),
+        # google-research/big_transfer bit_tf2/train.py: after `get_data`'s prefetch, a map that only
+        # reshapes each batch (microseconds, in step with `fit`): the prefetch is the last in effect.
+        Valid(_BIT.format(after="lambda x: reshape_for_keras(x, batch_size=512, crop_size=128)")),
+        # czy36mengfei's TF2 tutorials (iris): `make_csv_dataset` batches and prefetches, and the map
+        # after it stacks each batch's columns.
+        Valid("import tensorflow as tf\ndef pack_features_vector(features, labels):\n"
+              "    features = tf.stack(list(features.values()), axis=1)\n    return features, labels\n"
+              "train = tf.data.experimental.make_csv_dataset(train_fp, 32, column_names=names, label_name=label, num_epochs=1)\n"
+              "train = train.map(pack_features_vector)\nfor epoch in range(201):\n    for x, y in train:\n"
+              "        train_step(x, y)\n", target_version=(2, 0)),
         # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager_starter.py: the loop over the eager
         # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
         Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
                                           "                print('step {}'.format(num_train_steps))")),
     )
     invalid = (
+        # After the prefetch, a per-batch map that resizes every image is work in step with the consumer.
+        Invalid(_BIT.format(after="lambda x: (tf.image.resize(x['image'], (128, 128)), x['label'])"),
+                fixed=_BIT.format(after="lambda x: (tf.image.resize(x['image'], (128, 128)), x['label'])").replace(
+                    "x['label']))\n", "x['label'])).prefetch(tf.data.AUTOTUNE)\n")),
         # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager.py: TF 1.x eager's `tfe.Iterator(ds)`
         # read by a loop that applies gradients, for 100,000 steps.
         Invalid(

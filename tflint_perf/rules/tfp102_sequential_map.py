@@ -36,6 +36,16 @@ _MNIST_PER_BATCH = (
     "for step, (x, y) in enumerate(train_db):\n    with tf.GradientTape() as tape:\n        loss = model(x)\n"
     "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
 )
+# czy36mengfei/tensorflow2_tutorials_chinese 026-Transformer: a `py_function` tokenizer before `cache()`
+# (`{map}`), read by a custom loop over `{epochs}` epochs.
+_CACHED = (
+    "import sys\nimport tensorflow as tf\nimport tensorflow_datasets as tfds\ndef encode(lang1, lang2):\n    return tokenizer.encode(lang1.numpy()), tokenizer.encode(lang2.numpy())\n"
+    "def tf_encode(pt, en):\n    return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])\n"
+    "examples = tfds.load('ted_hrlr_translate/pt_to_en', split='train', as_supervised=True)\n"
+    "train = examples.map({map})\ntrain = train.filter(filter_long).cache()\n"
+    "train = train.padded_batch(64, padded_shapes=([40], [40])).prefetch(tf.data.experimental.AUTOTUNE)\n"
+    "epochs = {epochs}\nmodel.fit(train, epochs=epochs)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -195,6 +205,43 @@ first and map the batch instead. A map that must stay sequential to save memory 
         # thrown away (never runs), and the pipeline is only peeked at through `__iter__()`.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse)\nds.map(augment)\n"
               "images, labels = next(ds.batch(32).__iter__())\n"),
+        # tensorflow/addons losses_triplet: a TFDS read batched, then cast and scaled once per batch of 32;
+        # tensorflow/ranking: labels masked with `tf.where` once per padded batch.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef _normalize_img(img, label):\n"
+              "    img = tf.cast(img, tf.float32) / 255.\n    return (img, label)\n"
+              "train = tfds.load(name='mnist', split='train', as_supervised=True)\n"
+              "train = train.shuffle(1024).batch(32)\ntrain = train.map(_normalize_img)\nmodel.fit(train, epochs=5)\n",
+              target_version=(2, 0)),
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\nds = tfds.load('mslr_web/10k_fold1', split='train')\n"
+              "ds = ds.shuffle(buffer_size=1000).padded_batch(batch_size=32)\n"
+              "ds = ds.map(lambda feature_map: (feature_map, tf.where(feature_map['_mask'], feature_map.pop('label'), -1.)))\n"
+              "model.fit(ds, epochs=3)\n", target_version=(2, 0)),
+        # czy36mengfei's TF2 tutorials (iris): `make_csv_dataset` batches, then the columns are stacked once per batch.
+        Valid("import tensorflow as tf\ndef pack_features_vector(features, labels):\n"
+              "    features = tf.stack(list(features.values()), axis=1)\n    return features, labels\n"
+              "train = tf.data.experimental.make_csv_dataset(train_fp, 32, column_names=names, label_name=label, num_epochs=1)\n"
+              "train = train.map(pack_features_vector)\nfor epoch in range(201):\n    for x, y in train:\n"
+              "        train_step(x, y)\n", target_version=(2, 0)),
+        # A map before `cache()` read by 20 epochs runs in the first only (czy36mengfei's Transformer:
+        # a `py_function` tokenizer; the T81-558 notebooks: a resize, epochs rebound to 10 to fine-tune).
+        Valid(_CACHED.format(map="tf_encode", epochs="20")),
+        Valid(_CACHED.format(map="lambda x, y: (tf.image.resize(x, (150, 150)), y)", epochs="20\nepochs = 10"),
+              target_version=(2, 0)),
+        # tensorflow/recommenders: features picked, scalar ids and flags converted: as cheap as the picks.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\nratings = tfds.load('movie_lens/100k-ratings', split='train')\n"
+              "ratings = ratings.map(lambda x: {'movie_id': tf.strings.to_number(x['movie_id']), 'user_id': x['user_id'],\n"
+              "    'user_rating': int(x['user_rating'] >= 3), 'age': tf.strings.as_string(x['bucketized_user_age'])})\n"
+              "model.fit(ratings.batch(4096).cache(), epochs=3)\n", target_version=(2, 0)),
+        # google-research/simclr: each batch padded to the full batch size, its shapes checked.
+        Valid("import tensorflow as tf\ndef pad_to_batch(dataset, batch_size):\n    def _pad_to_batch(*args):\n"
+              "        flat_args = tf.nest.flatten(args)\n        for tensor in flat_args:\n"
+              "            if tensor.shape.ndims is None:\n                raise ValueError('Unknown rank %s.' % tensor.name)\n"
+              "        difference = batch_size - tf.shape(flat_args[0])[0]\n        for i, tensor in enumerate(flat_args):\n"
+              "            flat_args[i] = tf.pad(tensor, [[0, difference]] + [[0, 0]] * (tensor.shape.ndims - 1))\n"
+              "            flat_args[i].set_shape([batch_size] + tensor.shape.as_list()[1:])\n"
+              "        return tf.nest.pack_sequence_as(args, flat_args)\n    return dataset.map(_pad_to_batch)\n"
+              "ds = pad_to_batch(tf.data.TFRecordDataset(f).map(parse, 4).batch(64), 64)\nmodel.fit(ds, epochs=5)\n",
+              target_version=(2, 0)),
         # Validation in two epochs of five (dragen1860's Keras lessons): not worth a user's time.
         Valid(
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
@@ -260,6 +307,22 @@ first and map the batch instead. A map that must stay sequential to save memory 
         Invalid("import tensorflow as tf\nds = tf.data.Dataset.counter().map(lambda x: x if x < 5 else tf.square(x))\n",
                 fixed="import tensorflow as tf\nds = tf.data.Dataset.counter().map(\n    lambda x: x if x < 5 else tf.square(x),\n"
                 "    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"),
+        # A cache read by two epochs, or by epochs the code does not state, saves too little to judge.
+        Invalid(_CACHED.format(map="tf_encode", epochs="2"), count=1),
+        Invalid(_CACHED.format(map="tf_encode", epochs="int(sys.argv[1])"), count=1),
+        # A conversion of something computed, or of the whole element, is work.
+        Invalid("import tensorflow as tf\nds = tf.data.TextLineDataset(f).map(lambda x: {'n': tf.strings.to_number(tf.strings.split(x))})\n"
+                "model.fit(ds.batch(32), epochs=5)\n", target_version=(2, 0),
+                fixed="import tensorflow as tf\nds = tf.data.TextLineDataset(f).map(\n"
+                "    lambda x: {'n': tf.strings.to_number(tf.strings.split(x))},\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(32), epochs=5)\n"),
+        # A map after `batch` from a file that decodes each image of the batch is work.
+        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).batch(32)\n"
+                "ds = ds.map(lambda x: tf.cast(tf.io.decode_raw(x, tf.uint8), tf.float32) / 255.)\nmodel.fit(ds, epochs=5)\n",
+                target_version=(2, 0),
+                fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).batch(32)\nds = ds.map(\n"
+                "    lambda x: tf.cast(tf.io.decode_raw(x, tf.uint8), tf.float32) / 255.,\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds, epochs=5)\n"),
         # tensorflow/similarity tfdata_sampler.py: the warm-up path's augmentation (random) feeds
         # `choose_from_datasets` inside a helper; the sampler calls it on its training pipeline.
         Invalid(
