@@ -66,8 +66,11 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
-prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op: the
-prefetch still ends the pipeline (a slice or a reshape there is an op, and is reported). A pipeline that
+prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
+whole batches that only moves their values (`reshape`, `stack`: big_transfer's `reshape_for_keras`)
+costs microseconds per batch: the prefetch still ends the pipeline (a per-element slice or reshape
+there, or arithmetic, or image ops on the batch, are work, and are reported). `make_csv_dataset` and
+`make_batched_features_dataset` end in a prefetch of their own. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
 maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few

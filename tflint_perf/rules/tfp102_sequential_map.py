@@ -87,12 +87,20 @@ Maps with nothing to parallelise are not reported: a function that only picks, s
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), one that repeats it in a list (`lambda
 z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
-tf.int64) if x < warmup else tf.cast(1, tf.int64)`), and, after `batch`, a function that
-only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
-which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
-arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per
-batch), or, straight after a `Dataset.zip`, one that only stacks or concatenates
-what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
+tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and converts scalar ids or flags among them (`lambda x:
+{"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
+as cheap as the picks), and, after `batch`, a function that
+only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
+shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
+element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`,
+`tf.where(mask, label, -1.)`: microseconds per batch), or, straight after a `Dataset.zip`, one that
+only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
+tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
+
+A map that fills a `cache()` (nothing between but `filter`, other maps, `prefetch`; no `repeat`) in a
+pipeline every consumer reads over at least five epochs the code states (`fit(..., epochs=20)`, its
+`validation_data`, a loop inside the epoch loop) runs in the first epoch only, and is not reported
+(`map(tf_encode).filter(short).cache()`, even with a `py_function` tokenizer).
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -144,7 +152,8 @@ per line, and with the call broken at its brackets (one argument per line) when 
 make the line longer than the file's longest line and 88 characters.
 """
     known_problems = """
-Cheapness is judged from the code as written: a cheap function other than the ones above (a small
+The cache is assumed to fit where it is kept (memory, or the file `cache(filename)` names); a cache too
+large for memory would be a problem of its own. Cheapness is judged from the code as written: a cheap function other than the ones above (a small
 arithmetic on a scalar label) is still reported, though it gains little from parallelism; batch
 first and map the batch instead. A map that must stay sequential to save memory can say so with
 `synchronous=True`, which this rule respects.

@@ -61,7 +61,9 @@ is element-wise over its inputs, so it could run once per batch after `batch`. E
 decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`, also a
 `@tf.function` without an `input_signature`; it may
 return a dict of features, or the tabular `(features_dict, label)`, and build the dict with
-`{k: f(v) for k, v in features.items()}`), on an
+`{k: f(v) for k, v in features.items()}`, or replace features of the element's dict in place
+and return it: `features[IMAGE] = tf.cast(features[IMAGE], tf.float32) / 255.0`, keys written as
+strings or as module constants bound to one), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
 `tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
