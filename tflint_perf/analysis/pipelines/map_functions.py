@@ -34,6 +34,8 @@ CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
 _ONE_HOT = "tf.one_hot"
 _SMALL_DEPTH = 1000
 # Methods that read or set a tensor's static shape, and ops that check a scalar or order the checks.
+# Ops that change only a tensor's shape metadata: no value is copied.
+_METADATA_OPS = frozenset({"tf.expand_dims", "tf.reshape", "tf.squeeze", "tf.identity", "tf.ensure_shape"})
 _SHAPE_METHODS = frozenset({"set_shape", "is_fully_defined", "as_list", "get_shape"})
 _CHECKS = frozenset({"tf.Assert", "tf.debugging.Assert", "tf.control_dependencies", "tf.debugging.assert_equal",
                      "tf.assert_equal"})
@@ -46,6 +48,40 @@ _CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex:
 # Nodes that compute something: a map function holding one does work per element.
 _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
                 cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
+
+
+def only_reshapes(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
+    """A map function that only picks items of its arguments by key or index and changes their shapes'
+    metadata (`reshape`, `expand_dims`, `squeeze`, `set_shape`), through the same-file functions it calls
+    (big_transfer's `reshape_for_keras`): no value is copied or computed. A slice (`inks[:, :100]`), a
+    cast, a `stack` or arithmetic copies or computes: not a reshape."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None:
+        return False
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and node.decorators:
+        return False
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.BinaryOperation, cst.Comparison, cst.BooleanOperation, cst.Slice, cst.For,
+                                cst.While, cst.If, cst.IfExp, cst.Lambda)):
+            return False
+        if not isinstance(current, cst.Call):
+            stack.extend(current.children)
+            continue
+        func = current.func
+        if model.call_name(current) in _METADATA_OPS or isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
+            if current.args:
+                stack.append(current.args[0].value)  # the tensor; the shape is a few ints
+            continue
+        if isinstance(func, cst.Name) and depth < _CALL_DEPTH and model.lookup_function(func.value, inner) is not None \
+                and only_reshapes(func, model, inner, depth + 1):
+            stack.extend(arg.value for arg in current.args)
+            continue
+        return False
+    return True
 
 
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,

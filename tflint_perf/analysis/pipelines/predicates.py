@@ -14,7 +14,7 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import assigned_name, name_uses
-from tflint_perf.analysis.pipelines.map_functions import only_moves_values
+from tflint_perf.analysis.pipelines.map_functions import only_moves_values, only_reshapes
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 from tflint_perf.analysis.purpose import Purpose
@@ -66,7 +66,7 @@ class StatePredicates:
         for op in reversed(state.ops):
             if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
                 return True
-            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._moves_batch(op, state):
+            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state):
                 return False
         return state.source.prefetched
 
@@ -80,15 +80,15 @@ class StatePredicates:
         function = argument(op.call, "map_func", 0)
         return function is not None and isinstance(function.value, cst.Lambda) and _selects(function.value.body)
 
-    def _moves_batch(self, op: Op, state: State) -> bool:
-        """A `map` over whole batches whose function only moves values around (big_transfer's
-        `reshape_for_keras` after `get_data`'s prefetch, a per-batch `tf.stack` of CSV columns after
-        `make_csv_dataset`'s own prefetch): microseconds per batch in step with the consumer, so the
-        prefetch before it is in effect the last."""
+    def _reshapes_batch(self, op: Op, state: State) -> bool:
+        """A `map` over whole batches whose function only reshapes them (big_transfer's `reshape_for_keras`
+        after `get_data`'s prefetch): metadata, no value copied, so the prefetch before it is in effect the
+        last. A slice of each batch (handson-ml2's `crop_long_sketches`) copies: an op in step with the
+        consumer."""
         if op.name not in MAP_OPS or not self.runs_per_batch(state, op.call):
             return False
         function = argument(op.call, "map_func", 0)
-        return function is not None and only_moves_values(function.value, self.model, self.scope_of(op.call))
+        return function is not None and only_reshapes(function.value, self.model, self.scope_of(op.call))
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
