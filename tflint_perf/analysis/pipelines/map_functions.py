@@ -8,7 +8,7 @@ Split from ``predicates`` (which asks these of the states holding the map): thes
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import FrozenSet, List, Optional
 
 import libcst as cst
 
@@ -41,6 +41,8 @@ _CHECKS = frozenset({"tf.Assert", "tf.debugging.Assert", "tf.control_dependencie
                      "tf.assert_equal"})
 # Conversions of one scalar feature (an id, a flag) to another type.
 _CONVERSIONS = frozenset({"int", "float", "bool", "tf.strings.to_number", "tf.strings.as_string", "tf.as_string"})
+# Parsing specs of a feature (`tf.io.FixedLenFeature([10], tf.int64)`): a shape other than `[]` is a vector.
+_FEATURE_SPECS = ("FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "RaggedFeature", "SparseFeature")
 # Dict methods that pick features out of an element (`feature_map.pop("label")`, `features.values()`).
 _DICT_PICKS = frozenset({"pop", "get", "values", "keys", "items"})
 _PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
@@ -164,13 +166,48 @@ def _converts_a_feature(call: cst.Call, model: ModuleModel, scope: Optional[Func
     if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(
             value.comparisons[0].comparator, (cst.Integer, cst.Float, cst.SimpleString)):
         value = value.left  # `x["user_rating"] >= 3`: a flag from one feature
-    return _picks_a_feature(value)
+    key = _picked_key(value)
+    return key is not None and key not in _vector_features(model)
 
 
-def _picks_a_feature(node: cst.BaseExpression) -> bool:
-    """``x["movie_id"]``: one item of a name picked by a string key."""
-    return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and \
-        isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString)
+def _picked_key(node: cst.BaseExpression) -> Optional[str]:
+    """``x["movie_id"]``: one item of a name picked by a string key (the key), else None."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and \
+            isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.SimpleString):
+        key = node.slice[0].slice.value.evaluated_value
+        return key if isinstance(key, str) else None
+    return None
+
+
+def _vector_features(model: ModuleModel) -> FrozenSet[str]:
+    """Keys the module's parsing specs declare as vectors or lists (``'context_movie_id':
+    tf.io.FixedLenFeature([10], tf.string)``, a ``VarLenFeature``): converting one is work per value,
+    not a scalar id's conversion."""
+    found = set()
+    for site in model.calls:
+        name = model.call_name(site.node) or ""
+        if not name.endswith(_FEATURE_SPECS):
+            continue
+        shape = argument(site.node, "shape", 0)
+        scalar = name.endswith("FixedLenFeature") and shape is not None and isinstance(
+            shape.value, (cst.List, cst.Tuple)) and not shape.value.elements
+        if not scalar:
+            found.update(_spec_keys(site.statement, site.node))
+    return frozenset(found)
+
+
+def _spec_keys(statement: Optional[cst.CSTNode], spec: cst.Call) -> List[str]:
+    """The string keys a feature spec is given under in the dict display of its statement."""
+    keys: List[str] = []
+    stack: List[cst.CSTNode] = [statement] if statement is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.DictElement) and current.value is spec and isinstance(current.key, cst.SimpleString):
+            key = current.key.evaluated_value
+            if isinstance(key, str):
+                keys.append(key)
+        stack.extend(current.children)
+    return keys
 
 
 def _repeats_a_display(operation: cst.BinaryOperation) -> bool:

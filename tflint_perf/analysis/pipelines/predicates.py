@@ -17,7 +17,6 @@ from tflint_perf.analysis.names import assigned_name, name_uses
 from tflint_perf.analysis.pipelines.map_functions import only_moves_values, only_reshapes
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
-from tflint_perf.analysis.purpose import Purpose
 
 # Ops that may follow a prefetch without undoing it.
 # Ops after a prefetch that leave the costly stages behind it: they only pass elements on, or (`shuffle`)
@@ -47,8 +46,6 @@ BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 _UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
 _BATCHED_SOURCES = PREFETCHED_SOURCES
-# Epochs over which a map filling a cache runs in one pass of many (`epochs=5`: a fifth of the work).
-_MANY_EPOCHS = 5
 _ZIP_DEPTH = 2  # zips of zips followed to a cache
 
 
@@ -179,35 +176,6 @@ class StatePredicates:
         zipped = maximal([other for other in self.states() if any(other.source.node is z for z in zips)])
         return bool(zipped) and all(self._cached_in(other.ops, other, depth + 1) for other in zipped)
 
-    def filled_once(self, states: List[State], call: cst.Call) -> bool:
-        """The op ``call`` runs in the first of many passes only: a `cache()` follows it in every pipeline
-        holding it (``cached_after``), and every consumer reads the pipeline over several epochs (`fit`
-        with `epochs=20`, its `validation_data` too, or a loop nested in an epoch loop), from the second of
-        which the cache serves the results (`map(tf_encode).filter(short).cache().padded_batch(64)` read
-        by 20 epochs). Unknown epochs, or a single pass, are not many."""
-        whole = maximal(states)
-        consumptions = [c for c in self.consumptions_of(call)  # type: ignore[attr-defined]
-                        if c.purpose not in (Purpose.INSPECTION, Purpose.ONE_OFF)]  # `next(iter(ds))`: a look
-        if not whole or not consumptions or not all(self.cached_after(state, call) for state in whole):
-            return False
-        return all(self._many_passes(consumption) for consumption in consumptions)
-
-    def _many_passes(self, consumption: Consumption) -> bool:
-        node = consumption.node
-        if consumption.kind == "for":
-            return not self.iterated_once(consumption)  # type: ignore[attr-defined]
-        if consumption.kind != "model" or consumption.role not in ("fit", "validation") or not isinstance(node, cst.Call):
-            return False
-        epochs = argument(node, "epochs", 3)
-        if epochs is None:
-            return False
-        site = self.model.site_of(node)
-        known = self.model.integer_values.integer(epochs.value, site)  # type: ignore[attr-defined]
-        if known is not None:
-            return known.value >= _MANY_EPOCHS
-        least = _least_module_integer(self.model, epochs.value) if site is not None and site.function is None else None
-        return least is not None and least >= _MANY_EPOCHS
-
     def never_read(self, state: State) -> bool:
         """The pipeline is bound to a module-level name that nothing reads afterwards but its own
         rebuilding (`val_dataset = val_examples.map(encode)`, `val_dataset = val_dataset.filter(...)`,
@@ -297,25 +265,6 @@ class StatePredicates:
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
-
-
-def _least_module_integer(model: ModuleModel, expr: cst.BaseExpression) -> Optional[int]:
-    """The smallest integer a module-level name is bound to, when every binding of it at module level is
-    an integer literal (a notebook's `epochs = 20`, later `epochs = 10` to fine-tune): whichever a
-    module-level call reads, it is at least that."""
-    if not isinstance(expr, cst.Name):
-        return None
-    values: List[int] = []
-    for line in model.module.body:
-        if isinstance(line, cst.SimpleStatementLine) and assigned_name(line) == expr.value:
-            small = line.body[0]
-            value = int_literal(small.value) if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
-            if value is None:
-                return None
-            values.append(value)
-    if not values or len(values) != len(model.scope_bindings(expr.value, None)[1]):  # no `for epochs in ...`
-        return None
-    return min(values)
 
 
 def _selects(node: cst.BaseExpression) -> bool:
