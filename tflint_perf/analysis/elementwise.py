@@ -198,13 +198,26 @@ def per_batch(model: ModuleModel, function, scope=None, depth: int = 0) -> Optio
         return None
     deps: dict = {name: frozenset({name}) for name in params}
     kinds = {EXACT}
+    updated = set()  # parameters (dict elements) some of whose features are replaced in place
     for target, value in body[:-1]:
         found = _elementwise_deps(model, value, deps, scope, kinds, depth)
         if found is None:
             return None
+        if isinstance(target, tuple):  # `features[KEY] = ...`
+            if target[0] not in params or not found or found != deps[target[0]]:
+                return None  # a constant, or another input's value, stored in the dict
+            updated.add(target[0])
+            continue
+        if target in updated:
+            return None
         deps[target] = found
         params = [name for name in params if name != target]  # rebound: no longer passed through
-    outputs = _outputs(body[-1][1])
+    returned = body[-1][1]
+    if isinstance(returned, cst.Name) and returned.value in updated:
+        # `features[IMAGE] = tf.cast(features[IMAGE], tf.float32) / 255.0; return features`: the
+        # element's dict with some features replaced, the others passed on as they are.
+        return APPROXIMATE if APPROXIMATE in kinds else EXACT
+    outputs = _outputs(body[-1][1], lambda key: _string_key(model, key, scope))
     if outputs is None:
         return None
     computes = False
@@ -242,6 +255,9 @@ def _function_parts(model: ModuleModel, function):
             continue  # docstring
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
             body.append((small.targets[0].target.value, small.value))
+        elif isinstance(small, cst.Assign) and len(small.targets) == 1 and _item_target(model, small.targets[0].target):
+            target = small.targets[0].target
+            body.append(((target.value.value, target.slice[0].slice.value), small.value))  # type: ignore[attr-defined]
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and type(small.operator) in _AUGMENTED:
             # `x /= 255` is `x = x / 255`
             operator = _AUGMENTED[type(small.operator)]()
@@ -265,7 +281,15 @@ def _plain_tf_function(model: ModuleModel, function) -> bool:
         arg.keyword is None or arg.keyword.value == "input_signature" for arg in decorator.decorator.args))
 
 
-def _outputs(expr: cst.BaseExpression):
+def _item_target(model: ModuleModel, target: cst.BaseExpression) -> bool:
+    """``features[KEY]`` with a string key: one feature of a dict element replaced in place."""
+    if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1):
+        return False
+    index = target.slice[0].slice
+    return isinstance(index, cst.Index) and _string_key(model, index.value, None)
+
+
+def _outputs(expr: cst.BaseExpression, is_key=lambda key: isinstance(key, cst.SimpleString)):
     """The leaves of a returned structure: a tuple, a dict of features with string keys, and the
     tabular ``(features_dict, label)`` nesting of the two."""
     if isinstance(expr, cst.Tuple):
@@ -273,14 +297,14 @@ def _outputs(expr: cst.BaseExpression):
             return None
         parts = [e.value for e in expr.elements]
     elif isinstance(expr, cst.Dict):
-        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in expr.elements):
+        if not all(isinstance(e, cst.DictElement) and is_key(e.key) for e in expr.elements):
             return None
         parts = [e.value for e in expr.elements]
     else:
         return [expr]
     leaves = []
     for part in parts:
-        inner = _outputs(part) if isinstance(part, (cst.Tuple, cst.Dict)) else [part]
+        inner = _outputs(part, is_key) if isinstance(part, (cst.Tuple, cst.Dict)) else [part]
         if inner is None:
             return None
         leaves.extend(inner)
@@ -310,7 +334,7 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set, d
     if isinstance(expr, cst.Subscript):
         if isinstance(expr.value, cst.Name) and expr.value.value in deps and len(expr.slice) == 1:
             index = expr.slice[0].slice
-            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            if isinstance(index, cst.Index) and _string_key(model, index.value, scope):
                 return deps[expr.value.value]
         return None
     if isinstance(expr, cst.UnaryOperation):
@@ -346,7 +370,7 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set, d
         return frozenset()  # name=
     if isinstance(expr, cst.Dict):
         # A dict of features built in the body (`features = {"age": x["age"] / 100.0, ...}`).
-        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in expr.elements):
+        if not all(isinstance(e, cst.DictElement) and _string_key(model, e.key, scope) for e in expr.elements):
             return None
         return _one_input([again(e.value) for e in expr.elements])  # type: ignore[union-attr]
     if isinstance(expr, cst.DictComp):
@@ -406,6 +430,16 @@ _DTYPES = frozenset(
 def _one_input(parts) -> Optional[FrozenSet[str]]:
     found = _union(parts)
     return found if found is not None and len(found) <= 1 else None
+
+
+def _string_key(model: ModuleModel, expr: cst.BaseExpression, scope) -> bool:
+    """A feature key: a string literal, or a name bound only to one (``IMAGE_INPUT_NAME = 'image'``)."""
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if not isinstance(expr, cst.Name):
+        return False
+    _scope, bindings = model.scope_bindings(expr.value, scope)
+    return bool(bindings) and all(b.kind == "assign" and isinstance(b.value, cst.SimpleString) for b in bindings)
 
 
 def _number_name(model: ModuleModel, name: str, scope) -> bool:

@@ -22,6 +22,18 @@ _WORD2VEC_EAGER = (
     "    while num_train_steps < 100000:\n        for center, target in tfe.Iterator(dataset):\n"
     "            {step}\n            num_train_steps += 1\n"
 )
+# google-research/big_transfer: `get_data` ends in a prefetch; `{after}` is mapped on each batch after it.
+_BIT = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+    "def reshape_for_keras(features, batch_size, crop_size):\n"
+    "    features['image'] = tf.reshape(features['image'], (batch_size, crop_size, crop_size, 3))\n"
+    "    features['label'] = tf.reshape(features['label'], (batch_size, -1))\n"
+    "    return (features['image'], features['label'])\n"
+    "def get_data(batch_size):\n    data = tfds.load('cifar10', split='train').repeat().shuffle(10000)\n"
+    "    data = data.map(decode_and_augment, num_parallel_calls=8).batch(batch_size, drop_remainder=True)\n"
+    "    return data.prefetch(1)\n"
+    "data_train = get_data(512).map({after})\nmodel.fit(data_train, epochs=10, steps_per_epoch=100)\n"
+)
 
 class MissingPrefetch(Rule):
     code = "TFP101"
@@ -54,8 +66,11 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
-prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op: the
-prefetch still ends the pipeline (a slice or a reshape there is an op, and is reported). A pipeline that
+prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
+whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata: the
+prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
+computes, and is reported). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
+of their own. A pipeline that
 only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
 maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
@@ -210,12 +225,31 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "model.fit(train_db, epochs=5)\n",
             target_version=(2, 0),
         ),
+        # google-research/big_transfer bit_tf2/train.py: after `get_data`'s prefetch, a map that only
+        # reshapes each batch (microseconds, in step with `fit`): the prefetch is the last in effect.
+        Valid(_BIT.format(after="lambda x: reshape_for_keras(x, batch_size=512, crop_size=128)")),
         # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager_starter.py: the loop over the eager
         # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
         Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
                                           "                print('step {}'.format(num_train_steps))")),
     )
     invalid = (
+        # `make_csv_dataset` ends in its own prefetch, but stacking each batch's columns after it copies
+        # them in step with the training loop (czy36mengfei's iris, left to the toy-set judgement).
+        Invalid("import tensorflow as tf\ndef pack_features_vector(features, labels):\n"
+                "    features = tf.stack(list(features.values()), axis=1)\n    return features, labels\n"
+                "train = tf.data.experimental.make_csv_dataset(train_fp, 32, column_names=names, label_name=label, num_epochs=1)\n"
+                "train = train.map(pack_features_vector)\nfor epoch in range(201):\n    for x, y in train:\n"
+                "        train_step(x, y)\n", target_version=(2, 0),
+                fixed="import tensorflow as tf\ndef pack_features_vector(features, labels):\n"
+                "    features = tf.stack(list(features.values()), axis=1)\n    return features, labels\n"
+                "train = tf.data.experimental.make_csv_dataset(train_fp, 32, column_names=names, label_name=label, num_epochs=1)\n"
+                "train = train.map(pack_features_vector).prefetch(tf.data.experimental.AUTOTUNE)\nfor epoch in range(201):\n"
+                "    for x, y in train:\n        train_step(x, y)\n"),
+        # After the prefetch, a per-batch map that resizes every image is work in step with the consumer.
+        Invalid(_BIT.format(after="lambda x: (tf.image.resize(x['image'], (128, 128)), x['label'])"),
+                fixed=_BIT.format(after="lambda x: (tf.image.resize(x['image'], (128, 128)), x['label'])").replace(
+                    "x['label']))\n", "x['label'])).prefetch(tf.data.AUTOTUNE)\n")),
         # chiphuyen/stanford-tensorflow-tutorials 04_word2vec_eager.py: TF 1.x eager's `tfe.Iterator(ds)`
         # read by a loop that applies gradients, for 100,000 steps.
         Invalid(

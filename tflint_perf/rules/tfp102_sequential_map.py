@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import path_purpose
-from tflint_perf.analysis.pipelines.predicates import is_trivial_function, only_moves_values
+from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
@@ -36,6 +36,30 @@ _MNIST_PER_BATCH = (
     "for step, (x, y) in enumerate(train_db):\n    with tf.GradientTape() as tape:\n        loss = model(x)\n"
     "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
 )
+# czy36mengfei/tensorflow2_tutorials_chinese 026-Transformer: a `py_function` tokenizer before `cache()`
+# (`{map}`), read by `{epochs}` epochs.
+_CACHED = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef encode(lang1, lang2):\n    return tokenizer.encode(lang1.numpy()), tokenizer.encode(lang2.numpy())\n"
+    "def tf_encode(pt, en):\n    return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])\n"
+    "examples = tfds.load('ted_hrlr_translate/pt_to_en', split='train', as_supervised=True)\n"
+    "train = examples.map({map})\ntrain = train.filter(filter_long).cache()\n"
+    "train = train.padded_batch(64, padded_shapes=([40], [40])).prefetch(tf.data.experimental.AUTOTUNE)\n"
+    "epochs = {epochs}\nmodel.fit(train, epochs=epochs)\n"
+)
+_SEQUENTIAL_RETRIEVAL = (
+    "import tensorflow as tf\nspec = {\n    'context_movie_id': tf.io.FixedLenFeature([10], tf.int64),\n"
+    "    'label_movie_id': tf.io.FixedLenFeature([1], tf.int64),\n}\n"
+    "def _parse_function(example_proto):\n    return tf.io.parse_single_example(example_proto, spec)\n"
+    "train = tf.data.TFRecordDataset(f).map(_parse_function).map(lambda x: {\n"
+    "    'context_movie_id': tf.strings.as_string(x['context_movie_id'])})\n"
+    "model.fit(train.batch(128).cache(), epochs=3)\n"
+)
+_SEQUENTIAL_RETRIEVAL_FIXED = _SEQUENTIAL_RETRIEVAL.replace(
+    "train = tf.data.TFRecordDataset(f).map(_parse_function).map(lambda x: {\n"
+    "    'context_movie_id': tf.strings.as_string(x['context_movie_id'])})\n",
+    "train = tf.data.TFRecordDataset(f).map(\n    _parse_function,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n"
+    ").map(lambda x: {\n    'context_movie_id': tf.strings.as_string(x['context_movie_id'])}, "
+    "num_parallel_calls=tf.data.experimental.AUTOTUNE)\n")
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -77,12 +101,16 @@ Maps with nothing to parallelise are not reported: a function that only picks, s
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), one that repeats it in a list (`lambda
 z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
-tf.int64) if x < warmup else tf.cast(1, tf.int64)`), and, after `batch`, a function that
-only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, slicing, `set_shape`)
-which runs once per batch, or, on the batches of in-memory arrays the consumer gets, does element-wise
-arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`: microseconds per
-batch), or, straight after a `Dataset.zip`, one that only stacks or concatenates
-what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows: tf.stack(windows))`).
+tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and converts scalar ids or flags among them (`lambda x:
+{"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
+as cheap as the picks), and, after `batch`, a function that
+only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
+shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
+element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`,
+`tf.where(mask, label, -1.)`: microseconds per batch), or, straight after a `Dataset.zip`, one that
+only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
+tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
+A map before a `cache()` is reported: it runs in the first epoch only, but that epoch waits on it.
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -195,6 +223,38 @@ first and map the batch instead. A map that must stay sequential to save memory 
         # thrown away (never runs), and the pipeline is only peeked at through `__iter__()`.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse)\nds.map(augment)\n"
               "images, labels = next(ds.batch(32).__iter__())\n"),
+        # tensorflow/addons losses_triplet: a TFDS read batched, then cast and scaled once per batch of 32;
+        # tensorflow/ranking: labels masked with `tf.where` once per padded batch.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef _normalize_img(img, label):\n"
+              "    img = tf.cast(img, tf.float32) / 255.\n    return (img, label)\n"
+              "train = tfds.load(name='mnist', split='train', as_supervised=True)\n"
+              "train = train.shuffle(1024).batch(32)\ntrain = train.map(_normalize_img)\nmodel.fit(train, epochs=5)\n",
+              target_version=(2, 0)),
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\nds = tfds.load('mslr_web/10k_fold1', split='train')\n"
+              "ds = ds.shuffle(buffer_size=1000).padded_batch(batch_size=32)\n"
+              "ds = ds.map(lambda feature_map: (feature_map, tf.where(feature_map['_mask'], feature_map.pop('label'), -1.)))\n"
+              "model.fit(ds, epochs=3)\n", target_version=(2, 0)),
+        # czy36mengfei's TF2 tutorials (iris): `make_csv_dataset` batches, then the columns are stacked once per batch.
+        Valid("import tensorflow as tf\ndef pack_features_vector(features, labels):\n"
+              "    features = tf.stack(list(features.values()), axis=1)\n    return features, labels\n"
+              "train = tf.data.experimental.make_csv_dataset(train_fp, 32, column_names=names, label_name=label, num_epochs=1)\n"
+              "train = train.map(pack_features_vector)\nfor epoch in range(201):\n    for x, y in train:\n"
+              "        train_step(x, y)\n", target_version=(2, 0)),
+        # tensorflow/recommenders: features picked, scalar ids and flags converted: as cheap as the picks.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\nratings = tfds.load('movie_lens/100k-ratings', split='train')\n"
+              "ratings = ratings.map(lambda x: {'movie_id': tf.strings.to_number(x['movie_id']), 'user_id': x['user_id'],\n"
+              "    'user_rating': int(x['user_rating'] >= 3), 'age': tf.strings.as_string(x['bucketized_user_age'])})\n"
+              "model.fit(ratings.batch(4096).cache(), epochs=3)\n", target_version=(2, 0)),
+        # google-research/simclr: each batch padded to the full batch size, its shapes checked.
+        Valid("import tensorflow as tf\ndef pad_to_batch(dataset, batch_size):\n    def _pad_to_batch(*args):\n"
+              "        flat_args = tf.nest.flatten(args)\n        for tensor in flat_args:\n"
+              "            if tensor.shape.ndims is None:\n                raise ValueError('Unknown rank %s.' % tensor.name)\n"
+              "        difference = batch_size - tf.shape(flat_args[0])[0]\n        for i, tensor in enumerate(flat_args):\n"
+              "            flat_args[i] = tf.pad(tensor, [[0, difference]] + [[0, 0]] * (tensor.shape.ndims - 1))\n"
+              "            flat_args[i].set_shape([batch_size] + tensor.shape.as_list()[1:])\n"
+              "        return tf.nest.pack_sequence_as(args, flat_args)\n    return dataset.map(_pad_to_batch)\n"
+              "ds = pad_to_batch(tf.data.TFRecordDataset(f).map(parse, 4).batch(64), 64)\nmodel.fit(ds, epochs=5)\n",
+              target_version=(2, 0)),
         # Validation in two epochs of five (dragen1860's Keras lessons): not worth a user's time.
         Valid(
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
@@ -260,6 +320,25 @@ first and map the batch instead. A map that must stay sequential to save memory 
         Invalid("import tensorflow as tf\nds = tf.data.Dataset.counter().map(lambda x: x if x < 5 else tf.square(x))\n",
                 fixed="import tensorflow as tf\nds = tf.data.Dataset.counter().map(\n    lambda x: x if x < 5 else tf.square(x),\n"
                 "    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"),
+        # A map before `cache()` is reported however many epochs read the cache: the first epoch waits on
+        # it (the labels' decision: dragen1860's py_function tokenizer, the udacity and distribute tutorials).
+        Invalid(_CACHED.format(map="tf_encode", epochs="20"), count=1),
+        # tensorflow/recommenders sequential_retrieval: the parsing spec declares the feature a vector of
+        # ten ids, so converting it is work per id, not a scalar's conversion (the parse map is reported too).
+        Invalid(_SEQUENTIAL_RETRIEVAL, count=2, target_version=(2, 0), fixed=_SEQUENTIAL_RETRIEVAL_FIXED),
+        # A conversion of something computed, or of the whole element, is work.
+        Invalid("import tensorflow as tf\nds = tf.data.TextLineDataset(f).map(lambda x: {'n': tf.strings.to_number(tf.strings.split(x))})\n"
+                "model.fit(ds.batch(32), epochs=5)\n", target_version=(2, 0),
+                fixed="import tensorflow as tf\nds = tf.data.TextLineDataset(f).map(\n"
+                "    lambda x: {'n': tf.strings.to_number(tf.strings.split(x))},\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(32), epochs=5)\n"),
+        # A map after `batch` from a file that decodes each image of the batch is work.
+        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).batch(32)\n"
+                "ds = ds.map(lambda x: tf.cast(tf.io.decode_raw(x, tf.uint8), tf.float32) / 255.)\nmodel.fit(ds, epochs=5)\n",
+                target_version=(2, 0),
+                fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).batch(32)\nds = ds.map(\n"
+                "    lambda x: tf.cast(tf.io.decode_raw(x, tf.uint8), tf.float32) / 255.,\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds, epochs=5)\n"),
         # tensorflow/similarity tfdata_sampler.py: the warm-up path's augmentation (random) feeds
         # `choose_from_datasets` inside a helper; the sampler calls it on its training pipeline.
         Invalid(
@@ -348,8 +427,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 # `ds.batch(32).map(split_window)`: once per batch, only moving values around;
                 # `Dataset.zip(parts).map(lambda *w: tf.stack(w))`: stacking what the zip paired
                 continue
-            if all(pipelines.cheap_per_batch(state, call) for state in states):
-                continue  # in-memory arrays batched, then cast, scaled, one-hot encoded: microseconds per batch
+            if all(pipelines.cheap_batch_map(state, call) for state in states):
+                continue  # batches cast, scaled, one-hot encoded, padded: microseconds per batch
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

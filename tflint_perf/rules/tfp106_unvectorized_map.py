@@ -31,6 +31,16 @@ _SIMILARITY_EVAL = (
     "eval_train_ds = eval_train_ds.map(lambda x, y: (img_scaling(x), y), tf.data.AUTOTUNE)\n"
     "eval_train_ds = eval_train_ds.batch(512)\n{consumer}\n"
 )
+# tensorflow/neural-structured-learning g3doc/tutorials/adversarial_keras_cnn_mnist.ipynb (`{store}`: what
+# the image feature becomes).
+_NSL_NORMALIZE = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\nIMAGE_INPUT_NAME = 'image'\nLABEL_INPUT_NAME = 'label'\n\n"
+    "def normalize(features):\n  features[IMAGE_INPUT_NAME] = {store}\n  return features\n\n"
+    "def convert_to_tuples(features):\n  return features[IMAGE_INPUT_NAME], features[LABEL_INPUT_NAME]\n\n"
+    "datasets = tfds.load('mnist')\ntrain_dataset = datasets['train']\n"
+    "train_dataset = train_dataset.map(normalize).shuffle(10000).batch(32).map(convert_to_tuples)\n"
+    "model.fit(train_dataset, epochs=5)\n"
+)
 _PREPROCESS = 'tf.keras.applications.imagenet_utils.preprocess_input(img, data_format=None, mode="torch")'
 _BATCHES = frozenset({"batch", "padded_batch"})
 # Ops an element-wise, deterministic map commutes with: they reorder, repeat or drop elements
@@ -51,7 +61,9 @@ is element-wise over its inputs, so it could run once per batch after `batch`. E
 decided from `f`'s body (a lambda, or a same-file `def` made of assignments and a `return`, also a
 `@tf.function` without an `input_signature`; it may
 return a dict of features, or the tabular `(features_dict, label)`, and build the dict with
-`{k: f(v) for k, v in features.items()}`), on an
+`{k: f(v) for k, v in features.items()}`, or replace features of the element's dict in place
+and return it: `features[IMAGE] = tf.cast(features[IMAGE], tf.float32) / 255.0`, keys written as
+strings or as module constants bound to one), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
 `tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
@@ -100,6 +112,9 @@ ops on different branches, comments between them).
     )
 
     valid = (
+        # A constant stored in the element is one value per batch once batched; a resize is no element-wise op.
+        Valid(_NSL_NORMALIZE.format(store="1.0")),
+        Valid(_NSL_NORMALIZE.format(store="tf.image.resize(features[IMAGE_INPUT_NAME], (32, 32))")),
         # Decodes and resizes per element: images differ in size before the resize.
         Valid(
             _TF + "def load(path, label):\n    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
@@ -168,6 +183,9 @@ ops on different branches, comments between them).
                                          "tf.TensorSpec([], tf.uint8)])")),
     )
     invalid = (
+        # tensorflow/neural-structured-learning's MNIST tutorials: one feature of the dict element, named by a
+        # module constant, cast and scaled in place; the label is passed on as it is.
+        Invalid(_NSL_NORMALIZE.format(store="tf.cast(\n      features[IMAGE_INPUT_NAME], dtype=tf.float32) / 255.0")),
         # Keras' `preprocess_input` scales each channel by constants, through a same-file helper; the fit
         # trains on the pipeline whatever its name says.
         Invalid(

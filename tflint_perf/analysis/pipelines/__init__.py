@@ -20,7 +20,8 @@ where they are consumed and what for.
   whatever the names say: ``named_for``, ``trains_whatever_the_path``);
 - ``predicates``: what rules ask about one state or map function (``ends_prefetched``, ``does_work``,
   ``synthetic``, ``replays_one_element``, ``runs_per_batch``, ``cheap_per_batch``, ``cached_after``,
-  ``first_on_zip``, ``is_trivial_function``, ``only_moves_values``).
+  ``first_on_zip``, ``cheap_batch_map``); ``map_functions``: what a map function costs (``is_trivial_function``,
+  ``only_moves_values``).
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ from typing import Callable, Dict, List, Optional, Set
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
-from tflint_perf.analysis.elementwise import ELEMENTWISE_OPS
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import assigned_name, name_uses
+from tflint_perf.analysis.pipelines.map_functions import only_moves_values, only_reshapes
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -39,35 +39,14 @@ REGROUPING_OPS = frozenset(
 _REGROUPING_TRANSFORMATIONS = frozenset(
     {"batch_and_drop_remainder", "padded_batch_and_drop_remainder", "shuffle_and_repeat", "unbatch"}
 )
-# TensorFlow ops that only change a tensor's shape or dtype: a map function calling nothing else does no
-# more work than one that picks its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`).
-LAYOUT_OPS = frozenset(
-    {"tf.expand_dims", "tf.reshape", "tf.squeeze", "tf.cast", "tf.identity", "tf.ensure_shape"}
-)
-# Ops that only move a batch's values around (and one cheap reduction): a map after `batch` calling
-# nothing else runs once per batch on next to no work (`split_window`, a per-batch `transpose`).
-BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
-    {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape"}
-)
-# What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
-# (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a
-# depth the code sets to a small number (`depth=10`; a vocabulary's size is not known to be small).
-CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
-_ONE_HOT = "tf.one_hot"
-_SMALL_DEPTH = 1000
 # Ops between a map and a `cache()` through which the cache fills on the first pass and serves every
 # later one (not `repeat`, which never ends the first pass, nor a random op, which TFP103 is about).
 _CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate"})
-_PYTHON_HELPERS = frozenset({"range", "len", "int", "str", "zip", "enumerate", "list", "dict", "tuple"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 _UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
 _BATCHED_SOURCES = PREFETCHED_SOURCES
 _ZIP_DEPTH = 2  # zips of zips followed to a cache
-_CALL_DEPTH = 2  # same-file functions followed from a map function (`lambda ex: labeler(ex, i)`)
-# Nodes that compute something: a map function holding one does work per element.
-_HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
-                cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
 
 
 class StatePredicates:
@@ -84,7 +63,7 @@ class StatePredicates:
         for op in reversed(state.ops):
             if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
                 return True
-            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op):
+            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state):
                 return False
         return state.source.prefetched
 
@@ -97,6 +76,16 @@ class StatePredicates:
             return False
         function = argument(op.call, "map_func", 0)
         return function is not None and isinstance(function.value, cst.Lambda) and _selects(function.value.body)
+
+    def _reshapes_batch(self, op: Op, state: State) -> bool:
+        """A `map` over whole batches whose function only reshapes them (big_transfer's `reshape_for_keras`
+        after `get_data`'s prefetch): metadata, no value copied, so the prefetch before it is in effect the
+        last. A slice of each batch (handson-ml2's `crop_long_sketches`) copies: an op in step with the
+        consumer."""
+        if op.name not in MAP_OPS or not self.runs_per_batch(state, op.call):
+            return False
+        function = argument(op.call, "map_func", 0)
+        return function is not None and only_reshapes(function.value, self.model, self.scope_of(op.call))
 
     def does_work(self, state: State) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
@@ -136,8 +125,19 @@ class StatePredicates:
         `batch` that only chunks a sequence (`batch(seq_len + 1).map(split).shuffle(n).batch(64)`: it
         runs once per training example)."""
         source = state.source
-        if call not in {op.call for op in state.ops if op.name in MAP_OPS} or source.kind != "call" \
-                or not isinstance(source.node, cst.Call) or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+        if source.kind != "call" or not isinstance(source.node, cst.Call) \
+                or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+            return False
+        return self.cheap_batch_map(state, call)
+
+    def cheap_batch_map(self, state: State, call: cst.Call) -> bool:
+        """The op ``call`` is a map over the batches the consumer gets, from any source, whose function
+        only moves values around or does element-wise arithmetic on them (a TFDS read batched, then
+        `tf.cast(img, tf.float32) / 255.`; `tf.where(mask, label, -1.)` after `padded_batch`; a batch
+        padded to its full size): it runs once per batch for microseconds, nothing worth running on
+        several batches at once. A map after a `batch` that only chunks a sequence (`batch(seq_len + 1)
+        .map(split).shuffle(n).batch(64)`) runs once per training example: not per batch."""
+        if call not in {op.call for op in state.ops if op.name in MAP_OPS}:
             return False
         if any(op.name in BATCHING_OPS | _UNBATCHING_OPS for op in state.ops_after(call)):
             return False
@@ -267,168 +267,6 @@ class StatePredicates:
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
 
 
-def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
-                        scope: Optional[FunctionInfo] = None, depth: int = 0) -> bool:
-    """A map function that only picks, slices, regroups and reshapes its arguments (`lambda x, y: x`,
-    `lambda w: (w[:-1], w[1:])`, `lambda x, y: (x, tf.expand_dims(y, -1))`, a module-level name bound
-    once to such a lambda, or a same-file `def split_input_target(chunk)` that returns `chunk[:-1],
-    chunk[1:]`, or `lambda ex: labeler(ex, i)` calling such a def): no arithmetic and no call but the
-    layout ops (`reshape`, `expand_dims`, `cast`...), so running it on several elements at once gains
-    nothing measurable."""
-    if isinstance(expr, cst.Lambda):
-        return _only_regroups(expr.body, model, scope, depth)
-    if isinstance(expr, cst.Name) and model is not None:
-        function = model.lookup_function(expr.value, scope)
-        if function is None:
-            # `remove_fold_column = lambda embedding, label, fold: (embedding, label)`, bound once at
-            # module level and not shadowed where the map is.
-            value = model.module_values.get(expr.value)
-            module_level = model.scope_bindings(expr.value, scope)[0] is None
-            return isinstance(value, cst.Lambda) and module_level and _only_regroups(value.body, model, scope, depth)
-        if function.node.decorators:
-            return False
-        body = function.node.body
-        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-        for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-                small = statement.body[0]
-                if isinstance(small, cst.Assign) and _only_regroups(small.value, model, function, depth):
-                    continue
-                if isinstance(small, cst.Return) and small.value is not None and _only_regroups(
-                        small.value, model, function, depth):
-                    continue
-                if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                    continue  # a docstring
-            return False
-        return bool(statements)
-    return False
-
-
-def _only_regroups(node: cst.CSTNode, model: Optional[ModuleModel], scope: Optional[FunctionInfo],
-                   depth: int) -> bool:
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.IfExp) and model is not None and _picks_a_constant(current, model):
-            continue  # `tf.cast(0, tf.int64) if x < warmup else tf.cast(1, tf.int64)`: a choice of two constants
-        if isinstance(current, cst.BinaryOperation) and _repeats_a_display(current):
-            stack.extend((current.left, current.right))  # `[z] * examples_per_class`: one value, repeated
-            continue
-        if isinstance(current, _HEAVY_NODES):
-            if isinstance(current, cst.UnaryOperation) and isinstance(current.operator, cst.Minus) and isinstance(
-                current.expression, (cst.Integer, cst.Float)
-            ):
-                continue  # `w[-1]`: a negative index
-            if isinstance(current, cst.Call) and model is not None and _cheap_call(current, model, scope, depth):
-                stack.extend(arg.value for arg in current.args)
-                continue
-            return False
-        stack.extend(current.children)
-    return True
-
-
-def _repeats_a_display(operation: cst.BinaryOperation) -> bool:
-    """``[z] * n`` / ``n * (x,)``: a list or tuple display repeated, which only lays out the values it
-    holds n times (tensorflow/similarity's class selector: one class id per example of its block)."""
-    if not isinstance(operation.operator, cst.Multiply):
-        return False
-    return isinstance(operation.left, (cst.List, cst.Tuple)) or isinstance(operation.right, (cst.List, cst.Tuple))
-
-
-def _picks_a_constant(choice: cst.IfExp, model: ModuleModel) -> bool:
-    """``A if x < n else B`` with constants ``A`` and ``B`` (literals, or literals cast or wrapped by a
-    layout op: ``tf.cast(0, dtype=tf.int64)``) and a test that compares names and literals: each element
-    becomes one of two constants (tensorflow/similarity's warm-up selector, 0 then 1 over a counter),
-    work measured in nanoseconds."""
-    return _constant(choice.body, model) and _constant(choice.orelse, model) and _plain_test(choice.test)
-
-
-def _constant(expr: cst.BaseExpression, model: ModuleModel) -> bool:
-    if isinstance(expr, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return isinstance(expr.expression, (cst.Integer, cst.Float))
-    if isinstance(expr, cst.Call) and model.call_name(expr) in LAYOUT_OPS and expr.args:
-        first, rest = expr.args[0], expr.args[1:]
-        return first.keyword is None and not first.star and _constant(first.value, model) and all(
-            isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in rest)  # `tf.int64`, `dtype=tf.int64`
-    return False
-
-
-def _plain_test(test: cst.BaseExpression) -> bool:
-    """A comparison of names, attributes and literals (``x < warmup``), or a boolean of such."""
-    if isinstance(test, cst.BooleanOperation):
-        return _plain_test(test.left) and _plain_test(test.right)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _plain_test(test.expression)
-    if not isinstance(test, cst.Comparison):
-        return False
-    operands = [test.left, *(target.comparator for target in test.comparisons)]
-    return all(isinstance(operand, (cst.Name, cst.Attribute, cst.Integer, cst.Float)) for operand in operands)
-
-
-def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:
-    """A layout op (`tf.expand_dims(y, -1)`), or a same-file function that only regroups
-    (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
-    if model.call_name(call) in LAYOUT_OPS:
-        return True
-    return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
-        model.lookup_function(call.func.value, scope) is not None and \
-        is_trivial_function(call.func, model, scope, depth + 1)
-
-
-def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
-                      depth: int = 0, arithmetic: bool = False) -> bool:
-    """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
-    `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
-    (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
-    to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
-string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed. With ``arithmetic``,
-element-wise arithmetic and ops (``CHEAP_BATCH_OPS``: `x / 255.`, `tf.cast`, `tf.one_hot`) count as
-moving values too: what a map run once per batch may do for microseconds."""
-    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
-    if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
-            and expr.value.value == "self":
-        function = _patched_method(model, expr.attr.value)
-    if function is None:
-        return False
-    inner = function if isinstance(function, FunctionInfo) else scope
-    node = function.node if isinstance(function, FunctionInfo) else function
-    if isinstance(node, cst.FunctionDef) and not all(
-            (model.resolve(d.decorator) or "").startswith("tf.") for d in node.decorators):
-        return False  # `@tf.function`, `@tf.autograph.experimental.do_not_convert` leave the work as it is
-    stack: List[cst.CSTNode] = [node.body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.If):
-            stack.extend(c for c in (current.body, current.orelse) if c is not None)
-            continue  # a choice on a setting (`if params['data_format'] == ...`)
-        if isinstance(current, cst.BinaryOperation) and not arithmetic and not isinstance(
-                current.left, (cst.SimpleString, cst.FormattedString)):
-            return False  # `x / 255.`: arithmetic on the batch (`'box_%d' % level` only formats a key)
-        if isinstance(current, (cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)) and not arithmetic and not (
-                isinstance(current, cst.UnaryOperation) and isinstance(current.expression, (cst.Integer, cst.Float))):
-            return False
-        if not isinstance(current, cst.Call):
-            stack.extend(current.children)
-            continue
-        func = current.func
-        if isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and model.lookup_function(func.value, inner) is None:
-            continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
-        stack.extend(current.children)
-        name = model.call_name(current)
-        if name in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
-            continue
-        if arithmetic and name == _ONE_HOT and _small_depth(model, current):
-            continue
-        if isinstance(func, cst.Attribute) and func.attr.value == "set_shape":
-            continue
-        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1, arithmetic):
-            continue
-        return False
-    return True
-
-
 def _selects(node: cst.BaseExpression) -> bool:
     """Names, items picked by a literal key or index (`x['images']`, `y[0]`), and tuples, lists or dicts
     of them: a structure rearranged without running an op."""
@@ -476,28 +314,3 @@ def _draws_small_noise(expr: cst.BaseExpression, model: ModuleModel, scope: Opti
             draws += 1
         stack.extend(current.children)
     return draws > 0
-
-
-def _small_depth(model: ModuleModel, call: cst.Call) -> bool:
-    """`tf.one_hot(y, depth=10)`: a depth the code sets (a literal, a constant) to a few classes."""
-    depth = argument(call, "depth", 1)
-    known = model.integer_values.integer(depth.value, model.site_of(call)) if depth is not None else None  # type: ignore[attr-defined]
-    return known is not None and known.value <= _SMALL_DEPTH
-
-
-def _patched_method(model: ModuleModel, name: str) -> Optional[FunctionInfo]:
-    """`self.split_window` in a notebook that defines `def split_window(self, ...)` at module level and
-    attaches it with `WindowGenerator.split_window = split_window`."""
-    function = model.module_functions.get(name)
-    if function is None:
-        return None
-    params = function.node.params.params
-    if not params or params[0].name.value != "self":
-        return None
-    for statement in model.module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and isinstance(small.value, cst.Name) and small.value.value == name \
-                        and any(isinstance(t.target, cst.Attribute) and t.target.attr.value == name for t in small.targets):
-                    return function
-    return None

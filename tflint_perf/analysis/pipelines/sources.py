@@ -19,13 +19,17 @@ from tflint_perf.analysis.arguments import bool_literal, keyword_value, string_k
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.pipelines.values import Collection, Pipeline, Source, State, TfdsBuilder, TupleValue, Value
 
-# Keras loaders whose dataset ends in `prefetch(AUTOTUNE)` already (keras/utils/*_dataset_utils.py).
+# Loaders that batch and whose dataset ends in `prefetch(AUTOTUNE)` already: Keras' (keras/utils/
+# *_dataset_utils.py) and tf.data's own readers of CSV and Example files (`prefetch_buffer_size`
+# defaults to AUTOTUNE in `make_csv_dataset` and `make_batched_features_dataset`).
 PREFETCHED_SOURCES = frozenset(
     {
         "keras.utils.image_dataset_from_directory",
         "keras.utils.text_dataset_from_directory",
         "keras.utils.audio_dataset_from_directory",
         "keras.utils.timeseries_dataset_from_array",
+        "tf.data.experimental.make_csv_dataset",
+        "tf.data.experimental.make_batched_features_dataset",
     }
 )
 # Calls that start a pipeline.
