@@ -117,7 +117,6 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
 
 
-
 _LOOP_WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "trange"})
 
 

@@ -571,4 +571,3 @@ def ends_with_literal_take(state: State) -> bool:
         return False
     count = argument(state.ops[-1].call, "count", 0)
     return count is not None and int_literal(count.value) is not None
-
