@@ -235,6 +235,7 @@ class Project:
             self._files = None  # a file created or deleted: list the project and resolve imports again
             _module_file.cache_clear()
             _enclosing_package_parent.cache_clear()  # a new or removed __init__.py moves a package's root
+            _is_root_package.cache_clear()
             self._importers = None
         elif self._importers is not None and path in self._file_order:
             if known is not None:
@@ -423,15 +424,38 @@ def _module_file(root: Path, directory: Path, module: str, level: int) -> Option
         bases = tuple(dict.fromkeys((str(directory), str(root), os.path.join(root, "src"))
                                     + _enclosing_package_parent(str(root), str(directory), module.split(".")[0])))
     relative = os.path.join(*module.split(".")) if module else ""
-    inside = str(root) + os.sep
     for base in bases:
-        candidate = os.path.join(base, relative) if relative else base
-        for file in (candidate + ".py" if module else None, os.path.join(candidate, "__init__.py")):
-            if file is not None and os.path.isfile(file):
-                resolved = os.path.realpath(file)
-                if resolved.startswith(inside):
-                    return Path(resolved)
+        found = _file_under(str(root), base, relative, bool(module))
+        if found is not None:
+            return found
+    head, _, rest = module.partition(".")
+    if not level and _is_root_package(str(root), head):
+        # `from albert import classifier_utils` in a clone of google-research/albert, whose root is the
+        # package itself: its scripts run with the clone's parent on `sys.path`.
+        return _file_under(str(root), str(root), os.path.join(*rest.split(".")) if rest else "", bool(rest))
     return None
+
+
+def _file_under(root: str, base: str, relative: str, module: bool) -> Optional[Path]:
+    """``relative`` as a module (``.py``) or a package (``__init__.py``) under ``base``, inside ``root``."""
+    candidate = os.path.join(base, relative) if relative else base
+    for file in (candidate + ".py" if module else None, os.path.join(candidate, "__init__.py")):
+        if file is not None and os.path.isfile(file):
+            resolved = os.path.realpath(file)
+            if resolved.startswith(root.rstrip(os.sep) + os.sep):
+                return Path(resolved)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _is_root_package(root: str, head: str) -> bool:
+    """The project's root directory is a package (it holds ``__init__.py``) that ``import <head>`` names:
+    the directory is called ``head``, as a clone is called after its repository (``albert/``), or
+    ``owner+head`` as the real-code trees call theirs."""
+    if not head or not os.path.isfile(os.path.join(root, "__init__.py")):
+        return False
+    name = os.path.basename(root.rstrip(os.sep))
+    return head in (name, name.rsplit("+", 1)[-1])
 
 
 @lru_cache(maxsize=65536)

@@ -58,8 +58,14 @@ or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 `validation_freq=2` over 5 epochs), an evaluation loop run once (`test_step`,
 metric updates) or every Nth epoch (`if (epoch + 1) % print_freq == 0:`, N a literal or module
-constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting) or a one-off pass
-(`adapt()`, `list(ds)`, `as_numpy_iterator()`, saving) are not reported. The Keras loaders
+constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting, a loop that only collects
+`item[1].numpy()` labels) or a one-off pass (`adapt()`, `list(ds)`, `as_numpy_iterator()` taken whole,
+saving, `get_single_element()`: a serving request read as its one element) are not reported; a `for`
+loop over `ds.as_numpy_iterator()` or `tfds.as_numpy(ds)` reads `ds` for what its body does (a JAX
+step loop trains on it). A TF1 iterator counts as training input unless the module's session runs
+in loops all sit in functions, or fetch values, named for evaluation or generation and none fetches
+a train op (tensor2tensor's `generate_samples` yielding records to write, a loop computing video
+metrics). The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
 `prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
@@ -157,6 +163,11 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfor x in ds.take(3):\n    print(x)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfirst = next(iter(ds))\n"),
+        # tensor2tensor moving_mnist.py: a TF1 iterator read only to yield the records a data generator writes.
+        Valid("import tensorflow.compat.v1 as tf\ndef generate_samples(n):\n"
+              "    it = tf.data.TFRecordDataset(f).map(parse).batch(2).make_one_shot_iterator()\n"
+              "    video = it.get_next()\n    with tf.Session() as sess:\n        for _ in range(n):\n"
+              "            yield {'frame': sess.run(video)}\n"),
         # An input_fn only evaluated: Estimator's evaluation, not a training step.
         Valid("import tensorflow as tf\ndef input_fn():\n    return tf.data.TFRecordDataset(f).map(parse, 4).batch(2)\n"
               "estimator.evaluate(input_fn=input_fn)\n"),
@@ -337,6 +348,13 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             "        d = tf.data.TFRecordDataset(files)\n        if is_training:\n            d = d.repeat()\n"
             "        return d.map(parse, 4).batch(params['batch_size']).prefetch(tf.data.AUTOTUNE)\n    return input_fn\n"
             "estimator.train(input_fn=input_fn_builder(files, True), max_steps=1000)\n",
+        ),
+        # google-research/big_transfer big_transfer_jax.ipynb: a JAX step loop over NumPy batches.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse).batch(64)\n"
+            "for step, batch in zip(range(500), ds.as_numpy_iterator()):\n    opt = update_fn(opt, get_lr(step), batch)\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse).batch(64).prefetch(tf.data.AUTOTUNE)\n"
+            "for step, batch in zip(range(500), ds.as_numpy_iterator()):\n    opt = update_fn(opt, get_lr(step), batch)\n",
         ),
         Invalid(
             "from tensorflow.data import Dataset\nmodel.fit(Dataset.range(10).batch(2))\n",

@@ -80,8 +80,9 @@ pandas `.map`, a Spark RDD, the builtin `map` or `tf.map_fn` are never reported.
 
 Maps in pipelines consumed only for evaluation run once, inspection or a one-off pass (a projection
 map feeding `adapt()`, a demonstration that reads a handful of elements, `next(ds.__iter__())`, a
-loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at module level, see
-TFP101), in pipelines built for evaluation or a preview with no consumer in
+loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at module level, a
+serving request read by `get_single_element()`, a TF1 iterator read only by session loops that
+generate samples or compute metrics, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), a map whose result is thrown away
 (`dataset.map(augment)` on a line of its own never runs), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
@@ -178,6 +179,11 @@ first and map the batch instead. A map that must stay sequential to save memory 
     valid = (
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, 4)\n"),
+        # tensor2tensor problem.py serving_input_fn: one request's examples, read as the pipeline's single element.
+        Valid("import tensorflow as tf\ndef serving_input_fn():\n"
+              "    request = tf.compat.v1.placeholder(tf.string, [None])\n"
+              "    ds = tf.data.Dataset.from_tensor_slices(request).map(decode_example).batch(8)\n"
+              "    return tf.data.experimental.get_single_element(ds)\n"),
         Valid("import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(str)\n"),
         Valid("import tensorflow as tf\nys = map(str, [1, 2])\nzs = tf.map_fn(lambda x: x, tf.range(3))\n"),
         Valid("import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n"),

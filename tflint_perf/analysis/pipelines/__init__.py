@@ -33,7 +33,8 @@ import libcst as cst
 
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.across_modules import AcrossModules
-from tflint_perf.analysis.pipelines.consumption import ConsumptionQueries
+from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.pipelines.consumption import ConsumptionQueries, numpy_view_of
 from tflint_perf.analysis.pipelines.fixpoint import Fixpoint
 from tflint_perf.analysis.pipelines.intent import PipelineIntent
 from tflint_perf.analysis.pipelines.predicates import StatePredicates
@@ -72,6 +73,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
                 self._peeked.add(node.args[0].value)
         self._peeked.update(_printed_iterators(model))
+        self._numpy_loop_reads = _numpy_loop_reads(model, self._loop_calls)
         if self._mentions_datasets():
             if model.session is None:
                 self._run()
@@ -115,6 +117,26 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
                 return True  # a tfds builder passed in: `builder.as_dataset(split=..., as_supervised=True)`
         return bool(self._dataset_classes) or self._calls_imported_pipeline_functions()
 
+
+_LOOP_WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "trange"})
+
+
+def _numpy_loop_reads(model: ModuleModel, loop_calls: Dict[cst.CSTNode, List[cst.Call]]) -> Set[cst.Call]:
+    """The NumPy views of a pipeline that a ``for`` loop iterates, directly or through ``enumerate`` /
+    ``zip`` (``for step, batch in zip(range(500), data_train.as_numpy_iterator()):``): each element goes
+    to the loop's body as it is made, so the body (a JAX or PyTorch step, a collecting pass) says what
+    the pipeline is for, as for ``for batch in ds``; not the one-off read a view taken whole is."""
+    found: Set[cst.Call] = set()
+    for loop in loop_calls:
+        if not isinstance(loop, cst.For):
+            continue
+        candidates = [loop.iter]
+        if isinstance(loop.iter, cst.Call) and (dotted_text(loop.iter.func) or "").rsplit(".", 1)[-1] in _LOOP_WRAPPERS:
+            candidates.extend(arg.value for arg in loop.iter.args if arg.keyword is None)
+        for node in candidates:
+            if isinstance(node, cst.Call) and numpy_view_of(model, node) is not None:
+                found.add(node)
+    return found
 
 
 def _printed_iterators(model: ModuleModel) -> List[cst.Call]:

@@ -41,7 +41,9 @@ from tflint_perf.text.walk import walk
 
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
-ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator"})
+# `ds.get_single_element()` reads the one element a pipeline holds (a serving request's parsed batch,
+# t2t's `serving_input_fn`; a whole set batched into one tensor): a single read, nothing to overlap.
+ONE_OFF_METHODS = frozenset({"adapt", "save", "as_numpy_iterator", "get_single_element"})
 # `iterator.make_initializer(ds)`: a reinitializable TF1 iterator (`Iterator.from_structure`) switched to
 # `ds`, read per step through `get_next()` in the session loop.
 INITIALIZER_METHODS = frozenset({"make_initializer"})
@@ -51,7 +53,8 @@ INITIALIZER_METHODS = frozenset({"make_initializer"})
 # per query; users meet that one inside a metric, below, not by hand.)
 ONE_OFF_ARGUMENT_METHODS = frozenset({"adapt", "write", "index_from_dataset"})
 INSPECTION_ATTRIBUTES = frozenset({"element_spec", "output_shapes", "output_types"})
-ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy"})
+ONE_OFF_FUNCTIONS = frozenset({"list", "tuple", "tf.data.experimental.save", "np.array", "numpy.array", "tfds.as_numpy",
+                               "tf.data.experimental.get_single_element"})
 ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_initializable_iterator"})
 # TF 1.x eager execution's Python iterator over a Dataset (`for x, y in tfe.Iterator(ds):`), what `iter(ds)`
 # is in TF 2: read as `iter()` is.
@@ -103,6 +106,8 @@ class ConsumerRecognition:
     def _consumed_by_method_call(self, call: cst.Call, method: str, receiver: Value, args: List[Value]) -> bool:
         """``ds.save(path)``, ``layer.adapt(ds)``, ``ds.make_one_shot_iterator()``, ``model.fit(ds)``,
         ``strategy.experimental_distribute_dataset(ds)``."""
+        if call in self.analysis._numpy_loop_reads:
+            return True  # `for batch in ds.as_numpy_iterator()`: the loop reads `ds` (`eval_loop_iterable`)
         if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
             self.consume(call, "one-off", f"{method}()", receiver, Purpose.ONE_OFF)
             return True
@@ -240,6 +245,8 @@ class ConsumerRecognition:
         if api in EAGER_ITERATORS and args:
             self._consume_python_iterator(call, args[0], f"{dotted_text(call.func) or api}()")
             return True
+        if api in ONE_OFF_FUNCTIONS and call in self.analysis._numpy_loop_reads:
+            return True  # `for batch in tfds.as_numpy(ds)`: the loop reads `ds`
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
             return True
@@ -255,10 +262,12 @@ class ConsumerRecognition:
 
     def _tf1_iterator_purpose(self, call: cst.Call, purpose: Purpose) -> Purpose:
         """A TF1 iterator is read by the module's session runs: a demonstration's few steps
-        (``for it in range(10): sess.run(train_op)``) are not training worth a finding."""
+        (``for it in range(10): sess.run(train_op)``) are not training worth a finding, nor runs in
+        loops that each say they evaluate or generate (``IteratorReads.looped_runs_purpose``)."""
         if purpose is not Purpose.TRAINING:
             return purpose
-        return self.analysis.iterator_reads.few_reads(call, tf1=True) or purpose
+        reads = self.analysis.iterator_reads
+        return reads.few_reads(call, tf1=True) or reads.looped_runs_purpose or purpose
 
     def _consume_inspected_attribute(self, node: cst.Attribute, value: Value) -> None:
         """``ds.element_spec``: a look at the pipeline's structure."""
@@ -295,7 +304,15 @@ class ConsumerRecognition:
         target = loop.iter
         if isinstance(target, cst.Call) and self.model.call_name(target) in EAGER_ITERATORS:
             return None
-        return self.eval(target)
+        return self._eval_looped(target)
+
+    def _eval_looped(self, node: cst.BaseExpression) -> Value:
+        """A loop's iterable (or what ``zip``/``enumerate`` there wraps): for ``ds.as_numpy_iterator()``
+        and ``tfds.as_numpy(ds)``, the pipeline ``ds`` whose elements the loop reads."""
+        if isinstance(node, cst.Call) and node in self.analysis._numpy_loop_reads:
+            self.eval(node)  # its arguments' own effects
+            return self.eval(numpy_view_of(self.model, node))
+        return self.eval(node)
 
     def _consume_by_loop(self, loop: cst.For, iterated: Value) -> None:
         target = loop.iter
@@ -309,7 +326,7 @@ class ConsumerRecognition:
                 value = None
                 for arg in target.args:
                     if arg.keyword is None:
-                        item = self.eval(arg.value)
+                        item = self._eval_looped(arg.value)
                         # `zip(sentences, ds)`: a list beside the pipeline is no pipeline, and joining
                         # it would lose the one there is
                         value = join(value, item) if isinstance(item, Pipeline) else value
@@ -335,7 +352,8 @@ class ConsumerRecognition:
         if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
             return True
         calls = self.analysis._loop_calls.get(loop, [])
-        names = [self.model.call_name(call) or dotted_text(call.func) or "" for call in calls]
+        # `item[1].numpy()`: a method of a subscript has no dotted name, but its own name says what it does
+        names = [self.model.call_name(call) or dotted_text(call.func) or _method_name(call) for call in calls]
         if any(name in _PACING_CALLS for name in names):
             return True  # a loop that waits for a person each batch (writes an image summary, then sleeps)
         for name in names:
@@ -474,6 +492,26 @@ class ConsumptionQueries:
         return purpose_of_builder(_assigned_names(self.model.site_of(call)) + enclosing)
 
 
+# `ds.as_numpy_iterator()`, `tfds.as_numpy(ds)`: NumPy views of a pipeline's elements.
+_NUMPY_VIEW_METHODS = frozenset({"as_numpy_iterator"})
+_NUMPY_VIEW_FUNCTIONS = frozenset({"tfds.as_numpy"})
+
+
+def numpy_view_of(model: ModuleModel, call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The pipeline expression a NumPy view call reads: ``ds`` in ``ds.as_numpy_iterator()`` and
+    ``tfds.as_numpy(ds)``; None for any other call."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in _NUMPY_VIEW_METHODS and not call.args:
+        return call.func.value
+    if model.call_name(call) in _NUMPY_VIEW_FUNCTIONS and call.args and call.args[0].keyword is None:
+        return call.args[0].value
+    return None
+
+
+def _method_name(call: cst.Call) -> str:
+    """``numpy`` for ``batch[0].numpy()``: the called method's own name, whatever it is called on."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+
+
 def _reports(call: cst.Call, name: str) -> bool:
     """A call that prints, formats or logs its arguments (``print``, ``str.format``, ``logging.info``)."""
     if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, (cst.SimpleString, cst.ConcatenatedString)):
@@ -533,4 +571,3 @@ def ends_with_literal_take(state: State) -> bool:
         return False
     count = argument(state.ops[-1].call, "count", 0)
     return count is not None and int_literal(count.value) is not None
-

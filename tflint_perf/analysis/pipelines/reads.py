@@ -28,7 +28,7 @@ import libcst as cst
 
 from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
 from tflint_perf.analysis.model import CallSite, ModuleModel
-from tflint_perf.analysis.purpose import Purpose
+from tflint_perf.analysis.purpose import Purpose, purpose_of_names
 from tflint_perf.analysis.sessions import RunPurposes, Sessions, run_fetches
 
 # `it.next()` (TF2 iterators keep the Python 2 spelling), `it.get_next()`, `it.__next__()`.
@@ -123,6 +123,29 @@ class IteratorReads:
             for site in self._runs
         )
 
+    @cached_property
+    def looped_runs_purpose(self) -> Optional[Purpose]:
+        """What the module's TF1 iterators feed when its session runs in loops say so, every one of
+        them, and none trains: each sits in a function, or fetches values, named for evaluation,
+        generation or inspection. t2t's ``compute_one_decoding_video_metrics`` runs ``metrics`` over a
+        zip of decoded and target videos; ``generate_samples`` runs ``get_next()`` to yield the records
+        a data generator writes. No looped run (a framework runs the steps), or one that says nothing
+        (``main`` fetching ``[loss, opt]``): None, and the iterator stays training input."""
+        if self.session_trains:
+            return None
+        looped = [site for site in self._runs if site.loops]
+        if not looped:
+            return None
+        found = []
+        for site in looped:
+            names = [function.name for function in _enclosing(site.function)]
+            names.extend(_fetched_names(run_fetches(site.node)))
+            purpose = purpose_of_names(names)
+            if purpose not in (Purpose.EVALUATION, Purpose.INFERENCE, Purpose.INSPECTION):
+                return None
+            found.append(purpose)
+        return Purpose.INSPECTION if all(p is Purpose.INSPECTION for p in found) else Purpose.EVALUATION
+
     def _few(self, reads: Iterable[CallSite], require_loop: bool) -> Optional[Purpose]:
         total, looped, plots = 0, False, False
         for read in reads:
@@ -180,6 +203,32 @@ def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
         target = small.targets[0].target
         return target.value if isinstance(target, cst.Name) else None
     return None
+
+
+def _enclosing(function) -> List:
+    """A function and those it is nested in, innermost first."""
+    found = []
+    while function is not None:
+        found.append(function)
+        function = function.parent
+    return found
+
+
+def _fetched_names(fetches: Optional[cst.BaseExpression]) -> List[str]:
+    """The names a run's fetches are spelled with (``metrics``, ``[self.loss, psnr]``): each leaf."""
+    found: List[str] = []
+    stack: List[cst.CSTNode] = [fetches] if fetches is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            found.append(node.value)
+        elif isinstance(node, cst.Attribute):
+            found.append(node.attr.value)
+        elif isinstance(node, (cst.List, cst.Tuple)):
+            stack.extend(element.value for element in node.elements)
+        elif isinstance(node, cst.Subscript):
+            stack.append(node.value)
+    return found
 
 
 def _appends(statement: cst.BaseStatement) -> bool:
