@@ -52,7 +52,9 @@ function named like a training step (`train_step`, `partial_fit`, `update`) that
 from a loop. Runs that fetch only metrics, losses, summaries or samples (evaluation over test
 batches, a logging re-run under `if step % 100 == 0`) are not the training step; neither is a
 feedback loop whose feed is what an earlier run returned (sampling, generation, on-policy
-rollouts), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
+rollouts), or whose every fed value is what this same run returned on the previous step (an
+RNN's state or Transformer-XL's memory fed back, through unpackings and loops over it, while the
+data come from the graph's iterator), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
 from a buffer (a local list, or a `self.episode_buffer` of the run's class, a few assignments or a
 same-file call away) that a loop stepping an environment (`env.step(action)`) fills.
 
@@ -198,6 +200,16 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    for i in range(200):\n"
             "        token, state = sess.run([sample_op, final_state], feed_dict={input_ph: token, state_ph: state})\n"
         ),
+        # zihangdai/xlnet train_gpu.py: the data come from the graph's iterator; the feed is the
+        # Transformer-XL memory this same run returned on the previous step, fed back through an
+        # unpacking and a loop over it. No input pipeline could read it ahead.
+        Valid(
+            _TF1 + "def train(loss, new_mems, train_op, mems, mems_np):\n    fetches = [loss, new_mems, train_op]\n"
+            "    with tf.Session() as sess:\n        while True:\n            feed_dict = {}\n"
+            "            for key in mems_np.keys():\n                for m, m_np in zip(mems[key], mems_np[key]):\n"
+            "                    feed_dict[m] = m_np\n            fetched = sess.run(fetches, feed_dict=feed_dict)\n"
+            "            loss_np, mems_np = fetched[:2]\n"
+        ),
         # An on-policy update: the fed episode is what the rollout runs returned.
         Valid(
             _TF1 + "with tf.Session() as sess:\n    for episode in range(1000):\n        obs, actions, rewards = [], [], []\n"
@@ -334,6 +346,20 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
             "    run_step(sess, {x: xb, y: yb})\n"
         ),
+        # char-rnn: the state is fed back, but each step's characters come from the loader in Python.
+        Invalid(
+            _TF1 + "def train(sess, model, loader):\n    state = sess.run(model.initial_state)\n"
+            "    for b in range(loader.num_batches):\n        x, y = loader.next_batch()\n"
+            "        feed = {model.input_data: x, model.targets: y}\n"
+            "        for i, (c, h) in enumerate(model.initial_state):\n            feed[c] = state[i].c\n"
+            "        train_loss, state, _ = sess.run([model.cost, model.final_state, model.train_op], feed)\n"
+        ),
+        # The run returns a count that only bounds the next slice: the slice of the arrays is the data.
+        Invalid(
+            _TF1 + "def train(sess, X, x_ph, train_op, keep_op):\n    n = 64\n    for i in range(100000):\n"
+            "        batch = X[i * 64:(i + 1) * 64]\n        feed = {x_ph: batch[:n]}\n"
+            "        _, n = sess.run([train_op, keep_op], feed)\n"
+        ),
         # The same loops over a loader's `step`: neither made by a simulator nor named as an environment.
         Invalid(
             _TF1 + "loader = Loader()\nwith tf.Session() as sess:\n    for episode in range(1000):\n"
@@ -454,13 +480,15 @@ is not reported: the values are bound before the loop, like a periodic validatio
             if feeds.per_step_entry(feed, site, iteration) is None:
                 continue
             purposes = purposes or RunPurposes(model)
-            if purposes.purpose(site, run_fetches(call)) not in self.purposes or purposes.feeds_back(feed, site):
+            if purposes.purpose(site, run_fetches(call)) not in self.purposes:
+                continue
+            data = feeds.data_entries(feed, site)
+            if purposes.feeds_back(feed, site, data):
                 continue
             rollouts = rollouts or Rollouts(model)
             if rollouts.from_rollout(feed, site):
                 continue
             sizes = sizes or DataSizes(model)
-            data = feeds.data_entries(feed, site)
             if data and sizes.feeds_little(data):
                 continue  # a toy dataset, or a few hundred numbers gathered per step: microseconds
             loop = _innermost(site.loops) if lexical else site.function
