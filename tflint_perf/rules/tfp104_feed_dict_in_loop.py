@@ -244,6 +244,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "with tf.Session() as sess:\n    xb, yb = next_batch()\n    for flag in (True, False):\n"
             "        sess.run(train_op, {x: xb, y: yb, is_training: flag})\n"
         ),
+        # A step function called from a loop of two literal settings: two runs, as when the loop is around the run.
+        Valid(
+            _TF1 + "def run_step(sess, xb, flag):\n    sess.run(train_op, feed_dict={x: xb, is_training: flag})\n\n"
+            "sess = tf.Session()\nxb = load_batch()\nfor flag in (True, False):\n    run_step(sess, xb, flag)\n"
+        ),
         # aymericdamien's linear regression: 17 points fed one at a time; the whole dataset is 34 numbers.
         Valid(
             _TF1 + "import numpy\ntrain_X = numpy.asarray([3.3, 4.4, 5.5, 6.71, 6.93, 4.168, 9.779])\n"
@@ -468,11 +473,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(
-                loop for loop in site.loops
-                if not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
-            )
-            called = any(not counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
+            lexical = frozenset(loop for loop in site.loops if _steps(loop))
+            called = any(_steps(loop) for loop in model.call_graph.loops_reaching(site.function))
             if not lexical and not called:
                 continue
             feeds = feeds or Feeds(model)
@@ -528,6 +530,12 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
         return "initializer" in name
     text = dotted_text(expr)
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
+
+
+def _steps(loop: LoopNode) -> bool:
+    """A loop that may run a step per batch: not an epoch loop, nor a few runs the source counts
+    (`for flag in (True, False)`, `range(3)`), whether the run is in it or in a function it calls."""
+    return not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
 
 
 def _innermost(loops) -> Optional[LoopNode]:
