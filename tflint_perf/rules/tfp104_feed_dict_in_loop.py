@@ -65,7 +65,8 @@ training and fed every 1,000 steps); calls outside loops (one-off evaluation); c
 loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation; a loop is judged by its
 bound, so `for step in range(int(num_epochs * train_size) // BATCH_SIZE)` and `while step *
 batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); loops of a few runs
-the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`); initializer
+the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`), around the
+run or around the call of the function holding it; initializer
 runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files; feeds drawn
 from a toy dataset whose whole size the source shows to be at most 10,000 numbers (literal lists,
 `np.random.normal(1, 0.1, 100)`, `np.linspace(0, 10, 100)`, scikit-learn's `load_iris()`, and
