@@ -168,17 +168,15 @@ class StepLoops:
         product of their known counts is more than a few (a grid search over 6 learning rates and
         3 widths runs 18 times, though no loop alone is long). A loop that inspects a few samples
         stops the nest; a loop of unknown count repeats work."""
-        total = 1
         for loop in nest:
             if self.inspects(loop) or looks_at_few(loop):
                 return False
             if self.repeats_work(loop):
                 return True
-            count = self.iterations(loop)
-            if count is None:
+            if self.iterations(loop) is None:
                 return False
-            total *= count
-        return total > _SHORT
+        total = self.nest_iterations(nest)
+        return total is not None and total > _SHORT
 
     def nest_iterations(self, nest: Iterable[LoopNode]) -> Optional[int]:
         """How many times the body of nested loops runs in all (``for lr in [...6]: for units in

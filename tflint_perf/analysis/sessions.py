@@ -31,6 +31,10 @@ SESSION_FACTORIES = frozenset(
 )
 SESSION_NAME = re.compile(r"(?:^|_)(?:mon|tf|train|eval|test|my)?(?:sess|session)\d*(?:_|$)", re.IGNORECASE)
 _MAX_DEPTH = 3
+# Calls that regroup the values they are given (`zip(mems, mems_np)`), and methods giving a view of
+# their receiver's items (`state.items()`): what they yield is still what a run returned.
+_REGROUPING = frozenset({"zip", "enumerate", "list", "tuple", "reversed"})
+_VIEWS = frozenset({"items", "values", "keys", "copy"})
 
 
 class Sessions:
@@ -177,13 +181,54 @@ class RunPurposes:
             return any(self._is_train_op(value, site, depth + 1) for value in values)
         return False
 
-    def feeds_back(self, feed: cst.BaseExpression, site: CallSite) -> bool:
+    def feeds_back(self, feed: cst.BaseExpression, site: CallSite, entries=()) -> bool:
         """A fed value comes from what an earlier run returned: sampling, generation, an on-policy
-        rollout. Each step needs the previous one's output, so no input pipeline can run ahead."""
+        rollout. Each step needs the previous one's output, so no input pipeline can run ahead.
+
+        ``entries`` (``(key, value, scope, place)`` of the fed data, from ``Feeds.data_entries``)
+        are followed further: when every one is what this same run returned on an earlier step,
+        through assignments, unpackings and loops over it (an RNN's state, Transformer-XL's
+        memory: ``fetched = sess.run(fetches, feed)``, ``mems_np = fetched[1]``, ``for m, m_np in
+        zip(mems, mems_np): feed[m] = m_np``), the run is a recurrence, whatever its fetches."""
         returned = self._run_results(site.function)
-        if not returned:
+        if returned and any(isinstance(node, cst.Name) and node.value in returned for node in _descendants(feed)):
+            return True
+        return bool(entries) and all(
+            self._returned_by(value, scope, place, site, 0, set()) for _, value, scope, place in entries
+        )
+
+    def _returned_by(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
+                     run: CallSite, depth: int, seen: set) -> bool:
+        """``expr`` holds (part of) what the ``run`` returned on an earlier step: a name is followed to
+        its bindings that reach it and to those later in a loop around the run, which reach it on the
+        next step. Only the value itself is followed: an index, a slice bound or a call's argument
+        computed from it (``X[step * B:]`` for a fetched ``step``) selects other data, which is not
+        the run's output."""
+        if depth > 2 * _MAX_DEPTH:  # assignments followed
             return False
-        return any(isinstance(node, cst.Name) and node.value in returned for node in _descendants(feed))
+        if expr is run.node:
+            return True
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            return self._returned_by(expr.value, scope, place, run, depth, seen)
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return any(self._returned_by(el.value, scope, place, run, depth, seen) for el in expr.elements)
+        if isinstance(expr, cst.Call):
+            if isinstance(expr.func, cst.Name) and expr.func.value in _REGROUPING:
+                return any(self._returned_by(arg.value, scope, place, run, depth, seen) for arg in expr.args)
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _VIEWS:
+                return self._returned_by(expr.func.value, scope, place, run, depth, seen)
+            return False
+        if not isinstance(expr, cst.Name):
+            return False
+        carried = [b for b in self.model.bindings.get(scope, {}).get(expr.value, [])
+                   if scope is run.function and any(loop.body in b.place.blocks for loop in run.loops)]
+        for binding in (self.model.reaching(expr.value, scope, place) or []) + carried:
+            if binding.kind not in ("assign", "unpack", "for") or binding.value is None or id(binding) in seen:
+                continue
+            seen.add(id(binding))
+            if self._returned_by(binding.value, binding.scope, binding.place, run, depth + 1, seen):
+                return True
+        return False
 
     def _run_results(self, scope: Optional[FunctionInfo]) -> frozenset:
         names = set()

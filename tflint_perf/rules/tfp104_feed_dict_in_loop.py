@@ -52,7 +52,9 @@ function named like a training step (`train_step`, `partial_fit`, `update`) that
 from a loop. Runs that fetch only metrics, losses, summaries or samples (evaluation over test
 batches, a logging re-run under `if step % 100 == 0`) are not the training step; neither is a
 feedback loop whose feed is what an earlier run returned (sampling, generation, on-policy
-rollouts), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
+rollouts), or whose every fed value is what this same run returned on the previous step (an
+RNN's state or Transformer-XL's memory fed back, through unpackings and loops over it, while the
+data come from the graph's iterator), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
 from a buffer (a local list, or a `self.episode_buffer` of the run's class, a few assignments or a
 same-file call away) that a loop stepping an environment (`env.step(action)`) fills.
 
@@ -63,7 +65,8 @@ training and fed every 1,000 steps); calls outside loops (one-off evaluation); c
 loops count epochs (`for epoch in range(n)`: once-per-epoch evaluation; a loop is judged by its
 bound, so `for step in range(int(num_epochs * train_size) // BATCH_SIZE)` and `while step *
 batch_size < epochs * n`, whose epoch count is scaled by the data, count steps); loops of a few runs
-the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`); initializer
+the source counts (`for step in xrange(1)`, `range(3)`, a literal tuple, `ds.take(3)`), around the
+run or around the call of the function holding it; initializer
 runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files; feeds drawn
 from a toy dataset whose whole size the source shows to be at most 10,000 numbers (literal lists,
 `np.random.normal(1, 0.1, 100)`, `np.linspace(0, 10, 100)`, scikit-learn's `load_iris()`, and
@@ -198,6 +201,16 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    for i in range(200):\n"
             "        token, state = sess.run([sample_op, final_state], feed_dict={input_ph: token, state_ph: state})\n"
         ),
+        # zihangdai/xlnet train_gpu.py: the data come from the graph's iterator; the feed is the
+        # Transformer-XL memory this same run returned on the previous step, fed back through an
+        # unpacking and a loop over it. No input pipeline could read it ahead.
+        Valid(
+            _TF1 + "def train(loss, new_mems, train_op, mems, mems_np):\n    fetches = [loss, new_mems, train_op]\n"
+            "    with tf.Session() as sess:\n        while True:\n            feed_dict = {}\n"
+            "            for key in mems_np.keys():\n                for m, m_np in zip(mems[key], mems_np[key]):\n"
+            "                    feed_dict[m] = m_np\n            fetched = sess.run(fetches, feed_dict=feed_dict)\n"
+            "            loss_np, mems_np = fetched[:2]\n"
+        ),
         # An on-policy update: the fed episode is what the rollout runs returned.
         Valid(
             _TF1 + "with tf.Session() as sess:\n    for episode in range(1000):\n        obs, actions, rewards = [], [], []\n"
@@ -231,6 +244,11 @@ is not reported: the values are bound before the loop, like a periodic validatio
         Valid(
             _TF1 + "with tf.Session() as sess:\n    xb, yb = next_batch()\n    for flag in (True, False):\n"
             "        sess.run(train_op, {x: xb, y: yb, is_training: flag})\n"
+        ),
+        # A step function called from a loop of two literal settings: two runs, as when the loop is around the run.
+        Valid(
+            _TF1 + "def run_step(sess, xb, flag):\n    sess.run(train_op, feed_dict={x: xb, is_training: flag})\n\n"
+            "sess = tf.Session()\nxb = load_batch()\nfor flag in (True, False):\n    run_step(sess, xb, flag)\n"
         ),
         # aymericdamien's linear regression: 17 points fed one at a time; the whole dataset is 34 numbers.
         Valid(
@@ -333,6 +351,20 @@ is not reported: the values are bound before the loop, like a periodic validatio
             _TF1 + "def run_step(session, feed):\n    return session.run([train_op, loss], feed)\n\n"
             "sess = tf.Session()\nfor i in range(num_steps):\n    xb, yb = data.next_batch(64)\n"
             "    run_step(sess, {x: xb, y: yb})\n"
+        ),
+        # char-rnn: the state is fed back, but each step's characters come from the loader in Python.
+        Invalid(
+            _TF1 + "def train(sess, model, loader):\n    state = sess.run(model.initial_state)\n"
+            "    for b in range(loader.num_batches):\n        x, y = loader.next_batch()\n"
+            "        feed = {model.input_data: x, model.targets: y}\n"
+            "        for i, (c, h) in enumerate(model.initial_state):\n            feed[c] = state[i].c\n"
+            "        train_loss, state, _ = sess.run([model.cost, model.final_state, model.train_op], feed)\n"
+        ),
+        # The run returns a count that only bounds the next slice: the slice of the arrays is the data.
+        Invalid(
+            _TF1 + "def train(sess, X, x_ph, train_op, keep_op):\n    n = 64\n    for i in range(100000):\n"
+            "        batch = X[i * 64:(i + 1) * 64]\n        feed = {x_ph: batch[:n]}\n"
+            "        _, n = sess.run([train_op, keep_op], feed)\n"
         ),
         # The same loops over a loader's `step`: neither made by a simulator nor named as an environment.
         Invalid(
@@ -442,11 +474,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(
-                loop for loop in site.loops
-                if not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
-            )
-            called = any(not counts_epochs(loop) for loop in model.call_graph.loops_reaching(site.function))
+            lexical = frozenset(loop for loop in site.loops if _steps(loop))
+            called = any(_steps(loop) for loop in model.call_graph.loops_reaching(site.function))
             if not lexical and not called:
                 continue
             feeds = feeds or Feeds(model)
@@ -454,13 +483,15 @@ is not reported: the values are bound before the loop, like a periodic validatio
             if feeds.per_step_entry(feed, site, iteration) is None:
                 continue
             purposes = purposes or RunPurposes(model)
-            if purposes.purpose(site, run_fetches(call)) not in self.purposes or purposes.feeds_back(feed, site):
+            if purposes.purpose(site, run_fetches(call)) not in self.purposes:
+                continue
+            data = feeds.data_entries(feed, site)
+            if purposes.feeds_back(feed, site, data):
                 continue
             rollouts = rollouts or Rollouts(model)
             if rollouts.from_rollout(feed, site):
                 continue
             sizes = sizes or DataSizes(model)
-            data = feeds.data_entries(feed, site)
             if data and sizes.feeds_little(data):
                 continue  # a toy dataset, or a few hundred numbers gathered per step: microseconds
             loop = _innermost(site.loops) if lexical else site.function
@@ -500,6 +531,12 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
         return "initializer" in name
     text = dotted_text(expr)
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
+
+
+def _steps(loop: LoopNode) -> bool:
+    """A loop that may run a step per batch: not an epoch loop, nor a few runs the source counts
+    (`for flag in (True, False)`, `range(3)`), whether the run is in it or in a function it calls."""
+    return not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
 
 
 def _innermost(loops) -> Optional[LoopNode]:
