@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.classes import lineage, method_of
+from tflint_perf.analysis.classes import method_of, mro
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -48,9 +48,9 @@ class CallGraph:
             return []
         found: List[FunctionInfo] = []
         for cls in self.model.classes.values():
-            if cls is owner or not any(base is owner for base in lineage(self.model, cls)):
+            if cls is owner or not any(base is owner for base in mro(self.model, cls, local_only=True)):
                 continue
-            override = method_of(self.model, cls, func.attr.value)
+            override = method_of(self.model, cls, func.attr.value, local_only=True)
             if override is not None and override is not target and override not in found:
                 found.append(override)
         return found

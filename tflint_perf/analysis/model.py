@@ -542,26 +542,6 @@ class ModuleModel:
             return None  # a local of the same name, or the import rebound
         return self.session.definition(self, target, attributes)
 
-    def first_party_bases(self, cls: ClassInfo, levels: int = 3) -> List[ClassInfo]:
-        """The classes of this project that ``cls`` derives from, a few levels up: this module's, and
-        in a project session other first-party modules'."""
-        found: List[ClassInfo] = []
-        frontier = [(self, cls)]
-        for _ in range(levels):
-            next_frontier = []
-            for owner, current in frontier:
-                for base in current.node.bases:
-                    parent: object = None
-                    if isinstance(base.value, cst.Name) and base.value.value in owner.classes:
-                        parent = owner.classes[base.value.value]
-                    elif owner.session is not None:
-                        parent = owner.foreign(base.value)
-                    if isinstance(parent, ClassInfo) and parent is not cls and parent not in found:
-                        found.append(parent)
-                        next_frontier.append((parent.model or owner, parent))
-            frontier = next_frontier
-        return found
-
     def owns(self, node: cst.CSTNode) -> bool:
         """The node is part of this module's tree (not of another module's, in a project session)."""
         if self.session is None:
