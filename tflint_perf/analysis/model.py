@@ -523,6 +523,18 @@ class ModuleModel:
         reaching.reverse()
         return reaching if reaching else list(bindings)
 
+    def after_setup(self, name: str) -> List[Binding]:
+        """The module-level bindings of ``name`` that a function called once the module's top-level
+        code has run sees: the last one at the top level, not under any branch or loop, and any after
+        it (``model = build_transformer_model(...)`` then ``model = Model(model.input, output)``:
+        a callback's helper reads the second). All of them when none is unconditional."""
+        bindings = self.bindings.get(None, {}).get(name, [])
+        for index in range(len(bindings) - 1, -1, -1):
+            binding = bindings[index]
+            if binding.replaces_previous and not binding.place.blocks and binding.kind in ("assign", "unpack", "import", "def"):
+                return list(bindings[index:])
+        return list(bindings)
+
     def foreign(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo] = None
                 ) -> Optional[Union[FunctionInfo, ClassInfo]]:
         """The function or class of another first-party module that a name such as ``make_dataset``
