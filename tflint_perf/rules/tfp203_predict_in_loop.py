@@ -102,7 +102,8 @@ class PredictInLoop(Rule):
     what_it_does = """
 Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
 call it) inside a `for` or `while` loop (or inside a function that this file calls from one, a
-method a subclass inherits or overrides included) when `x` changes from one iteration to the next and is evidently one sample
+method a subclass inherits or overrides included, or an override that a base class of another
+module of the project calls from its loop) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence (or a converter given one list per input, `to_array([token_ids], [segment_ids])`),
