@@ -373,9 +373,13 @@ class Rows:
             return size or UNKNOWN
         if binding.kind == "unpack" and isinstance(binding.value, cst.Name) and len(binding.path) == 1:
             # `for transition in batch: s, a, r, next_s, done = transition`: the parts of one element,
-            # as `for s, a, r, next_s, done in batch` binds them
+            # as `for s, a, r, next_s, done in batch` binds them. Only of a Python collection: a tf.data
+            # pipeline's element is a batch of whatever size the pipeline sets, unknown here.
             loop_bindings = self.model.reaching(binding.value.value, binding.scope, binding.place) or []
-            if loop_bindings and all(b.kind == "for" and len(b.path) == 0 for b in loop_bindings):
+            consumed = [c.node.iter for c in self.model.pipelines.consumptions  # type: ignore[attr-defined]
+                        if isinstance(c.node, cst.For)]
+            if loop_bindings and all(b.kind == "for" and len(b.path) == 0 and not any(b.value is it for it in consumed)
+                                     for b in loop_bindings):
                 size = None
                 for element in loop_bindings:
                     size = _join(size, self._element(element))

@@ -239,7 +239,12 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "    x = np.expand_dims(load(fn), axis=0)\n    print(fn, model.predict(x))\n"
         ),
         Valid(_UPLOAD_WIDGET),
-        # The parts of a loop element whose name the loop does not bind (a parameter): size unknown.
+        # The parts of a tf.data pipeline's element, unpacked in the loop (a batch of the pipeline's size),
+        # and of a loop element whose name the loop does not bind (a parameter): size unknown.
+        Valid(
+            _KERAS + "import tensorflow as tf\ntest_dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
+            "for test_batch in test_dataset:\n    inputs_b, labels_b = test_batch\n    preds = model.predict(inputs_b)\n"
+        ),
         Valid(_KERAS + "def replay(transition, steps):\n    for _ in range(steps):\n"
               "        s, a, r = transition\n        target = model.predict(s)\n"),
         # A global rebound at the top level to something that is no Keras model: the helper that a
