@@ -85,3 +85,36 @@ def test_sequences_padded_in_another_module_to_the_filtered_length_trace_once(tm
 def test_sequences_filtered_to_another_length_than_their_padding_are_reported(tmp_path):
     root = _project(tmp_path, {"tokenizer.py": _TOKENIZER.format(bound="40"), "bert_train.py": _BERT_TRAIN})
     assert _findings(root, "TFP207") == {("bert_train.py", 12)}
+
+
+# bert4keras' decoders: the library's base class runs the decoding loop and calls `self.predict`,
+# which each example's subclass (another module) defines with one `model.predict` per token.
+_DECODING = (
+    "import numpy as np\nfrom tensorflow import keras\n\nclass AutoRegressiveDecoder:\n"
+    "    def __init__(self, maxlen):\n        self.maxlen = maxlen\n\n"
+    "    def predict(self, inputs, output_ids):\n        raise NotImplementedError\n\n"
+    "    def greedy(self, inputs):\n        output_ids = np.zeros((1, 0), dtype=int)\n"
+    "        for step in range(self.maxlen):\n            probas = self.predict(inputs, output_ids)\n"
+    "            output_ids = np.concatenate([output_ids, probas.argmax(1)[:, None]], 1)\n"
+    "        return output_ids\n"
+)
+# The same base calling it once, with no loop.
+_ONE_CALL = _DECODING.replace("        for step in range(self.maxlen):\n            probas", "        probas").replace(
+    "            output_ids = np.concatenate", "        output_ids = np.concatenate")
+_GENERATOR = (
+    "import numpy as np\nfrom tensorflow import keras\nfrom decoding import AutoRegressiveDecoder\n\n"
+    "model = keras.models.load_model('lm.keras')\n\nclass Generator(AutoRegressiveDecoder):\n"
+    "    def predict(self, inputs, output_ids):\n        token_ids = np.array([inputs + list(output_ids[0])])\n"
+    "        return model.predict(token_ids)\n\nprint(Generator(64).greedy([101]))\n"
+)
+
+
+def test_an_override_called_from_a_base_class_loop_in_another_module_is_reported(tmp_path):
+    root = _project(tmp_path, {"decoding.py": _DECODING, "main.py": _GENERATOR})
+    assert _findings(root, "TFP203") == {("main.py", 10)}
+
+
+def test_an_override_the_base_class_calls_once_is_silent(tmp_path):
+    assert "for step" not in _ONE_CALL
+    root = _project(tmp_path, {"decoding.py": _ONE_CALL, "main.py": _GENERATOR})
+    assert _findings(root, "TFP203") == set()

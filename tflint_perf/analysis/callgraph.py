@@ -6,7 +6,8 @@ class of this file (``self.model.action_value(obs)`` with the agent constructed 
 ``functools.partial(f, ...)(...)``) to a function of this file is an edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
 In a project session, ``callees`` also follows calls into other first-party modules, and
 ``loops_reaching`` also counts the loops of the modules importing this one (a
-``partial_fit`` method whose per-batch loop is in the runner).
+``partial_fit`` method whose per-batch loop is in the runner) and of base classes in other modules
+whose methods call ``self.m(...)`` that a class here overrides (a library's decoding loop).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from tflint_perf.analysis.classes import lineage, method_of
+from tflint_perf.analysis.classes import method_of, mro
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
@@ -41,16 +42,15 @@ class CallGraph:
         """``self.m(...)`` in a method of class A also calls the ``m`` of each same-file subclass of A that
         overrides it, on an instance of that subclass (DDQN's ``get_target_q_value`` called from the DQN
         base's ``replay`` loop)."""
-        func = site.node.func
         owner = site.function.owner if site.function is not None else None
-        if owner is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                                 and func.value.value == "self" and site.function.binds_self):
+        func = site.node.func
+        if owner is None or not _self_call(site) or not isinstance(func, cst.Attribute):
             return []
         found: List[FunctionInfo] = []
         for cls in self.model.classes.values():
-            if cls is owner or not any(base is owner for base in lineage(self.model, cls)):
+            if cls is owner or not any(base is owner for base in mro(self.model, cls, local_only=True)):
                 continue
-            override = method_of(self.model, cls, func.attr.value)
+            override = method_of(self.model, cls, func.attr.value, local_only=True)
             if override is not None and override is not target and override not in found:
                 found.append(override)
         return found
@@ -101,10 +101,31 @@ class CallGraph:
             loops.update(site.loops)
             if site.function is not None:
                 loops |= self._collect_loops(site.function, depth + 1, seen)
-        for importer, site in self.callers_elsewhere(function):
+        for importer, site in self.callers_elsewhere(function) + self.base_callers_elsewhere(function):
             loops.update(site.loops)
             loops |= importer.call_graph.loops_reaching(site.function)
         return loops
+
+    def base_callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
+        """``self.m(...)`` in the methods of a base class of another first-party module, where ``m`` is
+        this module's override (in a project session): bert4keras' ``AutoRegressiveDecoder.beam_search``
+        loop calling the ``predict`` an example's decoder subclass defines. Same-file bases are edges
+        already (``_overrides``)."""
+        owner = function.owner
+        if self.model.session is None or owner is None or function.model not in (None, self.model) \
+                or method_of(self.model, owner, function.name) is not function:
+            return []
+        found: List[Tuple[ModuleModel, CallSite]] = []
+        for base in mro(self.model, owner)[1:]:
+            base_model = base.model
+            if base_model is None or base_model is self.model:
+                continue
+            for site in base_model.calls:
+                func = site.node.func
+                if site.function is not None and site.function.owner is base and _self_call(site) \
+                        and isinstance(func, cst.Attribute) and func.attr.value == function.name:
+                    found.append((base_model, site))
+        return found
 
     def callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
         """Calls of ``function`` in the modules importing this one (in a project session)."""
@@ -122,3 +143,10 @@ class CallGraph:
                 if name == function.name and importer.effects.resolve_callable(func, site.function) is function:
                     found.append((importer, site))
         return found
+
+
+def _self_call(site: CallSite) -> bool:
+    """``self.m(...)`` in a method that binds ``self``: on an instance of a subclass, its override runs."""
+    func = site.node.func
+    return site.function is not None and site.function.binds_self and isinstance(func, cst.Attribute) \
+        and isinstance(func.value, cst.Name) and func.value.value == "self"

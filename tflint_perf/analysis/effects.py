@@ -127,7 +127,7 @@ class EffectAnalysis:
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None:
             owner = scope.owner
             if owner is not None:
-                return method_of(self.model, owner, expr.attr.value)  # its own, or a same-file base's
+                return method_of(self.model, owner, expr.attr.value, local_only)  # its own, or a base's
             return None
         if isinstance(expr, cst.Call) and self.model.call_name(expr) == "functools.partial" and expr.args:
             return self.resolve_callable(expr.args[0].value, scope, local_only)
@@ -140,7 +140,7 @@ class EffectAnalysis:
                 return None
             # `agent = DDQNAgent(...)` or `agent = DQNAgent(...)`: one method when every class has the same
             # (`act`, defined once in the base both share)
-            methods = {id(found): found for found in (method_of(cls.model or self.model, cls, expr.attr.value)
+            methods = {id(found): found for found in (method_of(cls.model or self.model, cls, expr.attr.value, local_only)
                                                       for cls in classes)}
             return next(iter(methods.values())) if len(methods) == 1 else None
         return None

@@ -30,6 +30,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.classes import mro
 from tflint_perf.analysis.effects import is_random_op, nodes_within
 from tflint_perf.analysis.hotpaths import ELEMENT_MAPS, parameter_names
 from tflint_perf.analysis.loops import names_read
@@ -38,7 +39,6 @@ from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, Module
 Callable = Union[FunctionInfo, cst.Lambda]
 _MAX_DEPTH = 4  # calls followed from the mapped function: "two or three calls deep" and one more
 _MAX_FORWARDING = 3  # wrappers between the map and the function handed to it
-_MAX_BASES = 3  # base classes up from a class whose overrides the base's per-element code calls
 _TAINTING = ("assign", "unpack", "augassign", "for")
 # Methods of Keras' `RandomGenerator` (`self._random_generator` of a random layer): one draw per call.
 _RANDOM_METHODS = frozenset({"random_uniform", "random_normal", "truncated_normal"})
@@ -222,7 +222,7 @@ class ElementMaps:
         """Per-element code of a base class (here or in another first-party module) calling
         ``self.<method>``: this module's subclasses' overrides of ``method`` run there."""
         for cls in self.model.classes.values():
-            for base in self.model.first_party_bases(cls, _MAX_BASES):
+            for base in mro(self.model, cls)[1:]:
                 maps = self if base.model is self.model else self._maps_of(base.model)
                 for call in maps.self_calls.get(base, []) if maps is not None else []:
                     override = cls.methods.get(call.method)

@@ -523,6 +523,18 @@ class ModuleModel:
         reaching.reverse()
         return reaching if reaching else list(bindings)
 
+    def after_setup(self, name: str) -> List[Binding]:
+        """The module-level bindings of ``name`` that a function called once the module's top-level
+        code has run sees: the last one at the top level, not under any branch or loop, and any after
+        it (``model = build_transformer_model(...)`` then ``model = Model(model.input, output)``:
+        a callback's helper reads the second). All of them when none is unconditional."""
+        bindings = self.bindings.get(None, {}).get(name, [])
+        for index in range(len(bindings) - 1, -1, -1):
+            binding = bindings[index]
+            if binding.replaces_previous and not binding.place.blocks and binding.kind in ("assign", "unpack", "import", "def"):
+                return list(bindings[index:])
+        return list(bindings)
+
     def foreign(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo] = None
                 ) -> Optional[Union[FunctionInfo, ClassInfo]]:
         """The function or class of another first-party module that a name such as ``make_dataset``
@@ -541,26 +553,6 @@ class ModuleModel:
         if found_scope is not None or any(b.kind != "import" for b in bindings):
             return None  # a local of the same name, or the import rebound
         return self.session.definition(self, target, attributes)
-
-    def first_party_bases(self, cls: ClassInfo, levels: int = 3) -> List[ClassInfo]:
-        """The classes of this project that ``cls`` derives from, a few levels up: this module's, and
-        in a project session other first-party modules'."""
-        found: List[ClassInfo] = []
-        frontier = [(self, cls)]
-        for _ in range(levels):
-            next_frontier = []
-            for owner, current in frontier:
-                for base in current.node.bases:
-                    parent: object = None
-                    if isinstance(base.value, cst.Name) and base.value.value in owner.classes:
-                        parent = owner.classes[base.value.value]
-                    elif owner.session is not None:
-                        parent = owner.foreign(base.value)
-                    if isinstance(parent, ClassInfo) and parent is not cls and parent not in found:
-                        found.append(parent)
-                        next_frontier.append((parent.model or owner, parent))
-            frontier = next_frontier
-        return found
 
     def owns(self, node: cst.CSTNode) -> bool:
         """The node is part of this module's tree (not of another module's, in a project session)."""

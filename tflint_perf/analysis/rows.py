@@ -7,13 +7,13 @@ and where the names it reads are bound, never from how they are spelled:
 - ``ONE``: provably one row with its batch dimension: ``x[None]``, ``x[np.newaxis]``,
   ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``tf.reshape(x, [1, -1])``, ``x[i:i + 1]``,
   ``np.zeros((1, n))``, ``np.array([x])``, a layer or tokenizer called on a list of one
-  (``vectorize([sentence])``), ``tf.concat([one, more], axis=1)`` (a longer row), a tuple of such
+  (``vectorize([sentence])``; ``to_array([token_ids], [segment_ids])``, one list per input), ``tf.concat([one, more], axis=1)`` (a longer row), a tuple of such
   inputs (``(inputs, state)``: inputs share their batch dimension). ``predict_on_batch`` returns
   exactly what ``predict`` does on these.
 - ``FEW``: one sample or a small batch: a slice of at most ``SMALL_BATCH`` rows (``x[i:i + 32]``,
   ``x[i * 20:(i + 1) * 20]``), ``np.random.normal(size=(20, latent_dim))``, one item of an array
   (``x[i]``), one element of what a loop iterates (``for obs in observations``, ``for images,
-  labels in dataset``: a batch), ``next(batches)``, a Keras model or layer, a cast or an application's
+  labels in dataset``: a batch; or its parts unpacked in the loop's body, ``s, a, r = transition``), ``next(batches)``, a Keras model or layer, a cast or an application's
   ``preprocess_input`` applied to one of those.
 - ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
   a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a fold of a cross-validation split (``x[test]``
@@ -70,6 +70,17 @@ def _join(first: Optional[str], second: str) -> Optional[str]:
     if UNKNOWN in (first, second):
         return UNKNOWN
     return first if _ORDER[first] >= _ORDER[second] else second
+
+
+def _batches_of_one(call: cst.Call, name: str, positional: list) -> bool:
+    """A call given only lists of one element (``np.array([x])``, ``tokenizer([sentence])``, bert4keras'
+    ``to_array([token_ids], [segment_ids])``): each list becomes a batch of one; not a function that
+    returns what the list holds (``len``, ``np.concatenate``, ``zip``)."""
+    if not positional or any(arg.star for arg in call.args) or name in _NOT_BATCHING \
+            or (isinstance(call.func, cst.Name) and call.func.value in _NOT_BATCHING):
+        return False
+    return all(isinstance(arg, cst.List) and len(arg.elements) == 1
+               and not isinstance(arg.elements[0], cst.StarredElement) for arg in positional)
 
 
 def _count(rows: int) -> str:
@@ -251,8 +262,7 @@ class Rows:
             return UNKNOWN
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shard":
             return MANY
-        if len(positional) == 1 and isinstance(positional[0], cst.List) and len(positional[0].elements) == 1 \
-                and name not in _NOT_BATCHING and not (isinstance(call.func, cst.Name) and call.func.value in _NOT_BATCHING):
+        if _batches_of_one(call, name, positional):
             return ONE  # `np.array([x])`, `tokenizer([sentence])`, `pad_sequences([tokens])`: a batch of one
         if isinstance(call.func, cst.Name) and call.func.value == "next" and len(positional) == 1 \
                 and self.model.lookup_function("next", scope) is None:
@@ -361,12 +371,27 @@ class Rows:
                 if size in (UNKNOWN, _SAME):
                     return UNKNOWN
             return size or UNKNOWN
+        if binding.kind == "unpack" and isinstance(binding.value, cst.Name) and len(binding.path) == 1:
+            # `for transition in batch: s, a, r, next_s, done = transition`: the parts of one element,
+            # as `for s, a, r, next_s, done in batch` binds them. Only of a Python collection: a tf.data
+            # pipeline's element is a batch of whatever size the pipeline sets, unknown here.
+            loop_bindings = self.model.reaching(binding.value.value, binding.scope, binding.place) or []
+            consumed = [c.node.iter for c in self.model.pipelines.consumptions  # type: ignore[attr-defined]
+                        if isinstance(c.node, cst.For)]
+            if loop_bindings and all(b.kind == "for" and len(b.path) == 0 and not any(b.value is it for it in consumed)
+                                     for b in loop_bindings):
+                size = None
+                for element in loop_bindings:
+                    size = _join(size, self._element(element))
+                return size or UNKNOWN
         if binding.kind == "unpack" and isinstance(binding.value, cst.Call) and len(binding.path) == 1:
             # `x, y = next(batches)`: the parts of one batch share its rows; so do the outputs of
             # `logits, value = model.predict(obs)`
             found = self._rows(binding.value, binding.scope, binding.place, (), depth + 1, resolving)
             predicts = self._prediction_input(binding.value, binding.scope, binding.place) is not None
-            return found if found == FEW or (predicts and found == ONE) else UNKNOWN
+            # `token_ids, segment_ids = to_array([token_ids], [segment_ids])`: one batch of one per list
+            several = len([arg for arg in binding.value.args if arg.keyword is None and not arg.star]) > 1
+            return found if found == FEW or (found == ONE and (predicts or several)) else UNKNOWN
         if binding.kind == "param" and binding.scope is not None:
             return self._passed(binding, depth)
         return UNKNOWN

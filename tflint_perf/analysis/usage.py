@@ -26,6 +26,7 @@ from typing import Iterable, List, Optional, Set
 
 import libcst as cst
 
+from tflint_perf.analysis.classes import mro
 from tflint_perf.analysis.effects import nodes_within
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 
@@ -62,7 +63,7 @@ def _attribute_unread(model: ModuleModel, cls: ClassInfo, attr: str) -> bool:
     session = model.session
     if session is not None and _mentioned(session.importer_texts(model, [cls.name]), attr):
         return False
-    for base in model.first_party_bases(cls):
+    for base in mro(model, cls)[1:]:
         owner = base.model
         if owner is None or owner is model:
             continue

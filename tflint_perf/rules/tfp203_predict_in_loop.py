@@ -102,10 +102,13 @@ class PredictInLoop(Rule):
     what_it_does = """
 Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
 call it) inside a `for` or `while` loop (or inside a function that this file calls from one, a
-method a subclass inherits or overrides included) when `x` changes from one iteration to the next and is evidently one sample
+method a subclass inherits or overrides included, or an override that a base class of another
+module of the project calls from its loop) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
-of one sentence, one item of an array, one element (a batch) of what the loop iterates, or a dict
+of one sentence (or a converter given one list per input, `to_array([token_ids], [segment_ids])`),
+one item of an array, one element (a batch) of what the loop iterates (or its parts, unpacked in the
+loop's body: `s, a, r, next_s, done = transition`), or a dict
 of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
 a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
 `batch_size=32` is a parameter's default no caller in the file overrides), what another model's
@@ -124,7 +127,8 @@ The receiver must be a Keras model the analysis can see: bound to `keras.Sequent
 `keras.Model` subclass of this file (`self` in its own methods, `self.dist` assigned one), a
 same-file function returning one, a name unpacked from a tuple of such (`generator, discriminator =
 models`, the caller's `models = (generator, discriminator)`), `self.model` assigned one of those (in the
-class or a same-file base; or of a Keras callback), `keras_hub.models.X.from_preset(...)`, or a parameter that
+class or a same-file base; or of a Keras callback), a global that a function reads when it runs (the
+last top-level binding: `model = Model(model.input, output)` after `model = build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -235,6 +239,20 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "    x = np.expand_dims(load(fn), axis=0)\n    print(fn, model.predict(x))\n"
         ),
         Valid(_UPLOAD_WIDGET),
+        # The parts of a tf.data pipeline's element, unpacked in the loop (a batch of the pipeline's size),
+        # and of a loop element whose name the loop does not bind (a parameter): size unknown.
+        Valid(
+            _KERAS + "import tensorflow as tf\ntest_dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
+            "for test_batch in test_dataset:\n    inputs_b, labels_b = test_batch\n    preds = model.predict(inputs_b)\n"
+        ),
+        Valid(_KERAS + "def replay(transition, steps):\n    for _ in range(steps):\n"
+              "        s, a, r = transition\n        target = model.predict(s)\n"),
+        # A global rebound at the top level to something that is no Keras model: the helper that a
+        # loop calls once the module has run reads the last binding.
+        Valid(
+            _KERAS + "from sklearn.linear_model import LogisticRegression\n\ndef score(row):\n"
+            "    return model.predict(row[None])\n\nmodel = LogisticRegression()\nfor row in rows:\n    score(row)\n"
+        ),
         # Unpacked from a tuple whose batch size is a shard of 200,000 rows, or from a parameter no
         # caller fills: silent.
         Valid(_GAN.replace("BATCH", "200000")),
@@ -410,6 +428,28 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         ),
         # Feature extraction per batch of 32 images (a parameter's default no caller overrides).
         Invalid(_KERAS + _EXTRACT.replace("BATCH", "32")),
+        # bert4keras' evaluation helpers: a converter given one list per input (`to_array([token_ids],
+        # [segment_ids])`), on the global model the module rebuilt (`model = Model(model.input, output)`)
+        # before the per-sentence evaluation loop that calls the helper.
+        Invalid(
+            "import numpy as np\nfrom keras.models import Model\nfrom lib import build_transformer_model, to_array\n\n"
+            "model = build_transformer_model(config_path)\nmodel = Model(model.input, output)\n\n"
+            "def recognize(text):\n    token_ids, segment_ids = tokenizer.encode(text)\n"
+            "    token_ids, segment_ids = to_array([token_ids], [segment_ids])\n"
+            "    return model.predict([token_ids, segment_ids])[0]\n\n"
+            "def evaluate(data):\n    for d in data:\n        recognize(d[0])\n",
+            fixed="import numpy as np\nfrom keras.models import Model\nfrom lib import build_transformer_model, to_array\n\n"
+            "model = build_transformer_model(config_path)\nmodel = Model(model.input, output)\n\n"
+            "def recognize(text):\n    token_ids, segment_ids = tokenizer.encode(text)\n"
+            "    token_ids, segment_ids = to_array([token_ids], [segment_ids])\n"
+            "    return model.predict_on_batch([token_ids, segment_ids])[0]\n\n"
+            "def evaluate(data):\n    for d in data:\n        recognize(d[0])\n",
+        ),
+        # DQN replay: the parts of each replayed transition, unpacked inside the loop over the batch.
+        Invalid(
+            _KERAS + "def learn(batch_samples):\n    for transition in batch_samples:\n"
+            "        s, a, r, next_s, done = transition\n        target = r + np.amax(model.predict(next_s)[0])\n"
+        ),
     )
 
     def check(self, context: RuleContext) -> Iterable[Finding]:

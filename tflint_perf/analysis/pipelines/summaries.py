@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.classes import method_of
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.syntax import is_static, parameters
 from tflint_perf.analysis.pipelines.values import (
@@ -158,7 +159,4 @@ def inherited_method(model: ModuleModel, func: cst.Attribute, scope: Optional[Fu
     cls = model.effects.class_of_object(func.value, scope)  # type: ignore[attr-defined]
     if cls is None or func.attr.value in cls.methods:
         return None
-    for base in model.first_party_bases(cls):
-        if func.attr.value in base.methods:
-            return base.methods[func.attr.value]
-    return None
+    return method_of(model, cls, func.attr.value)
