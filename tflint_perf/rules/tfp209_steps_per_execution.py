@@ -11,7 +11,7 @@ from tflint_perf.analysis.deprecations import written_for_tf1
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.rows import MANY
+from tflint_perf.analysis.rows import FEW, MANY, ONE
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
@@ -194,8 +194,9 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             if constructor is None:
                 continue
             if keras.is_small_mlp(constructor):
-                if self._small_step_fit(context, site, receiver) is None:
-                    continue
+                fit = self._small_step_fit(context, site, receiver)
+                if fit is None or keras.fit_rows(fit) in (ONE, FEW):
+                    continue  # at most 1,024 rows (`train_images[:1000]`): a few dozen steps an epoch
             elif keras.is_small_linear(constructor):
                 # A linear model: worth it only where the data is evidently large (a slice of
                 # thousands of rows, a pipeline); toy regressions on a few thousand points are demonstrations.
