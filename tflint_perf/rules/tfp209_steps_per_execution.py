@@ -26,6 +26,15 @@ _MLP = (
     "model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(1)])\n"
 )
 
+_FACTORY = (
+    "import tensorflow as tf\n"
+    "def create_model(opt):\n"
+    "    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(64, activation='relu'),\n"
+    "                                 tf.keras.layers.Dense(10, activation='softmax')])\n"
+    "    model.compile(optimizer=opt, loss='sparse_categorical_crossentropy')\n"
+    "    return model\n"
+)
+
 
 class StepsPerExecution(Rule):
     code = "TFP209"
@@ -44,10 +53,12 @@ it in many small steps: the compiled model is a `Sequential([...])` of at most 8
 with at least one hidden `Dense` layer, or a lone `Dense` (a linear or logistic regression) fitted on
 evidently many rows (a slice of more than 1,024 rows such as `series[:7000]`, an array reshaped to
 60,000 rows; on data of unknown size a linear model is as often a demonstration on a few thousand points),
-and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
+and the same model is `fit` in the same function (or, for a factory that compiles and returns it,
+on the model a same-file caller assigns its result to: `model = create_model(opt)`) for at least 3 epochs (`epochs` a literal, a
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by at most 256 (a literal, or a value followed to
-where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for). A `fit` with a
+where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for), on
+data not evidently small (a slice of at most 1,024 rows is a few dozen steps an epoch). A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
 `steps_per_execution` (`target-version` or the version inferred from the project's dependency files,
@@ -138,6 +149,15 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # A small MLP fitted on at most 1,024 rows (the save-and-load guide's `train_images[:1000]`): a few dozen steps an epoch.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x[:1000], y[:1000], epochs=10)\n"),
+        # A factory's caller fits the returned model in large batches.
+        Valid(_FACTORY + "model = create_model('sgd')\nmodel.fit(x, y, batch_size=4096, epochs=5)\n"),
+        # The factory returns something else on one path: the caller's model may not be the compiled one.
+        Valid("import tensorflow as tf\ndef create_model(opt, other):\n"
+              "    model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(10)])\n"
+              "    model.compile(optimizer=opt, loss='mse')\n    if other is not None:\n        return other\n    return model\n"
+              "model = create_model('sgd', None)\nmodel.fit(x, y, epochs=5)\n"),
         # The model is a parameter: not seen whole.
         Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y, epochs=10)\n"),
         Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
@@ -160,6 +180,10 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 "model.fit(train_images, train_labels, epochs=20, batch_size=128, validation_split=0.2)\n", fixed=None),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
                 "model.fit(ds, epochs=3)\n"),
+        # TF Addons' average-optimizers tutorial: a factory builds and compiles the MLP; each caller fits
+        # the model it returns for 5 epochs of Fashion-MNIST batched by 32.
+        Invalid(_FACTORY + "ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(5000).batch(32)\n"
+                "model = create_model('sgd')\nmodel.fit(ds, epochs=5, callbacks=[cp_callback])\n"),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n", fixed=None),
         # tensorflow-1-public C4_W2_Lab_3_deep_NN: windows batched by a helper's `batch_size` parameter,
         # which its one caller passes the notebook's `batch_size = 32`.
