@@ -177,6 +177,51 @@ def test_a_module_whose_project_imports_run_on_tensorflow_2_is_reported(tmp_path
     assert _codes(result) == ["TFP402"], result.stdout + result.stderr
 
 
+# OpenSeq2Seq's speech-commands data layer (TensorFlow 1.13, NGC container): `tf.py_func` beside
+# `tf.contrib.data.AUTOTUNE`, a TensorFlow 1 API used as an argument rather than called.
+def test_a_module_passing_a_tensorflow_1_api_as_an_argument_runs_only_on_tensorflow_1(tmp_path):
+    (tmp_path / "speech_commands.py").write_text(
+        "import tensorflow as tf\n"
+        "def build_graph(files, parse):\n"
+        "    dataset = tf.data.Dataset.from_tensor_slices(files)\n"
+        "    dataset = dataset.map(lambda line: tf.py_func(parse, [line], [tf.float32]), num_parallel_calls=8)\n"
+        "    return dataset.prefetch(tf.contrib.data.AUTOTUNE)\n", encoding="utf-8")
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     "speech_commands.py", cwd=tmp_path)
+    assert _codes(result) == [], result.stdout + result.stderr
+
+
+# neural-structured-learning's A2N: the input pipeline calls `tf.py_func` and nothing TensorFlow 1-only,
+# but the one script importing it trains with `tf.Session` (and slim): the program runs on TensorFlow 1.
+_PIPELINE = (
+    "import tensorflow as tf\n"
+    "def make_dataset(examples, featurize):\n"
+    "    dataset = tf.data.Dataset.from_tensor_slices(examples)\n"
+    "    return dataset.map(lambda e: tf.py_func(featurize, [e], [tf.int64]), num_parallel_calls=4)\n"
+)
+
+
+def _a2n(tmp_path, *scripts):
+    (tmp_path / "setup.py").write_text("", encoding="utf-8")
+    (tmp_path / "dataset.py").write_text(_PIPELINE, encoding="utf-8")
+    for name, body in scripts:
+        (tmp_path / name).write_text("import tensorflow as tf\nimport dataset\n" + body, encoding="utf-8")
+    result = run_cli("check", "--select", "TFP402", "--isolated", "--no-cache", "--output-format", "json",
+                     "dataset.py", cwd=tmp_path)
+    return _codes(result), result.stdout + result.stderr
+
+
+def test_a_module_whose_every_importer_runs_only_on_tensorflow_1_gets_no_tensorflow_2_advice(tmp_path):
+    codes, output = _a2n(tmp_path, ("train.py", "ds = dataset.make_dataset(x, f)\nsession = tf.Session()\n"))
+    assert codes == [], output
+
+
+def test_a_module_also_imported_by_tensorflow_2_code_is_reported(tmp_path):
+    codes, output = _a2n(tmp_path, ("train.py", "ds = dataset.make_dataset(x, f)\nsession = tf.Session()\n"),
+                         ("train_v2.py", "ds = dataset.make_dataset(x, f)\nmodel.fit(ds, epochs=3)\n"))
+    assert codes == ["TFP402"], output
+
+
 def _notebook(path, *cells):
     path.write_text(json.dumps({
         "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": cell}

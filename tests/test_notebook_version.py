@@ -159,3 +159,41 @@ def test_a_notebooks_declaration_is_remembered_by_its_stat(tmp_path):
     os.utime(path, (OLD + 10, OLD + 10))
     changed = VersionSearch(remembered.stamps)
     assert changed.notebook(str(path)).version == (2, 15) and changed.read == [str(path)]
+
+
+def _codes_by_file(tmp_path, *names):
+    found = run_cli("check", "--isolated", "--no-cache", "--select", "TFP209", "--output-format", "json", *names, cwd=tmp_path)
+    return sorted(d["filename"] for d in json.loads(found.stdout))
+
+
+def test_a_notebook_declaring_nothing_takes_the_version_its_siblings_agree_on(tmp_path):
+    # dlaicourse's S+P course: half its notebooks install `tf-nightly-2.0-preview` or printed 2.0.0-beta1;
+    # Week 2 Lesson 3 declares nothing, and fits its small windowed MLP on the same TensorFlow 2.0.
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "week1.ipynb").write_text(notebook("!pip install tf-nightly-2.0-preview\nimport tensorflow as tf"))
+    (course / "week4.ipynb").write_text(notebook(("import tensorflow as tf\nprint(tf.__version__)", stdout("2.0.0-beta1\n"))))
+    (course / "week2.ipynb").write_text(notebook("import tensorflow as tf", MLP))
+    assert _codes_by_file(course, "week2.ipynb") == []
+    shown = run_cli("check", "--isolated", "--show-settings", "week2.ipynb", cwd=course).stdout
+    assert "week2.ipynb: target-version 2.0 (" in shown and "2 notebooks beside it declare 2.0" in shown
+    # A dependency file of the directory outranks the siblings, as it outranks a saved output.
+    (course / "requirements.txt").write_text("tensorflow>=2.15\n")
+    assert _codes_by_file(course, "week2.ipynb") == ["week2.ipynb"]
+
+
+def test_one_declaring_sibling_or_siblings_that_disagree_say_nothing(tmp_path):
+    # tensorflow/docs' migration guides: one of twenty pins 2.9 for its own need; Hvass-Labs' tutorials
+    # printed 1.1 to 2.1 over the years.
+    lone, mixed = tmp_path / "lone", tmp_path / "mixed"
+    for folder in (lone, mixed):
+        folder.mkdir()
+        (folder / "train.ipynb").write_text(notebook("import tensorflow as tf", MLP))
+        (folder / "pinned.ipynb").write_text(notebook("!pip install tensorflow==2.0.0\nimport tensorflow as tf"))
+    (mixed / "later.ipynb").write_text(notebook("!pip install tensorflow==2.1.0\nimport tensorflow as tf"))
+    assert _codes_by_file(tmp_path, "lone/train.ipynb", "mixed/train.ipynb") == ["lone/train.ipynb", "mixed/train.ipynb"]
+    search = VersionSearch()
+    assert search.sibling_version(str(lone / "train.ipynb")) is None
+    assert search.sibling_version(str(mixed / "train.ipynb")) is None
+    # The declaring notebooks themselves keep their own declaration.
+    assert search.notebook(str(mixed / "later.ipynb")).version == (2, 1)

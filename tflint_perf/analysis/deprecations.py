@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
+import libcst as cst
+
 from tflint_perf.analysis.names import dotted_text
 
 if TYPE_CHECKING:
@@ -151,25 +153,35 @@ def runs_only_on_tf1(model: "ModuleModel", filename: Optional[str] = None) -> bo
     """The code cannot run on TensorFlow 2, so its target is a TensorFlow 1 release even when none is
     declared: the module itself (``module_runs_only_on_tf1``), a first-party module it imports (the
     project is TensorFlow 1 code: an evaluation helper of the Object Detection API whose neighbours read
-    files with ``tf.gfile``), or a notebook (a whole program: nothing else can turn eager execution
-    off for it) that builds graphs through ``compat.v1`` with TensorFlow 2's eager execution on,
-    which only TensorFlow 1 runs (``tf.placeholder`` raises under eager execution)."""
+    files with ``tf.gfile``), every first-party module that imports it (the programs it is part of
+    run only on TensorFlow 1: neural-structured-learning's A2N input pipeline, whose one importer, the
+    training script, runs ``tf.Session`` and ``slim``), or a notebook (a whole program: nothing else
+    can turn eager execution off for it) that builds graphs through ``compat.v1`` with TensorFlow 2's
+    eager execution on, which only TensorFlow 1 runs (``tf.placeholder`` raises under eager execution)."""
     if model.runs_only_on_tf1:
         return True
     if filename is not None and filename.endswith(".ipynb") and _graph_only_under_eager(model):
         return True
     session = model.session
-    return session is not None and any(imported.runs_only_on_tf1 for imported in session.imported(model))
+    if session is None:
+        return False
+    if any(imported.runs_only_on_tf1 for imported in session.imported(model)):
+        return True
+    importers = session.importing(model)
+    return bool(importers) and all(importer.runs_only_on_tf1 for importer in importers)
 
 
 def module_runs_only_on_tf1(model: "ModuleModel") -> bool:
     """The module uses TensorFlow 1 APIs that TensorFlow 2 removed through a plain ``import
-    tensorflow`` (``tf.Session``, ``tf.contrib``, ``tf.placeholder``), or imports ``tensorflow.contrib``
-    (``slim``): it cannot run on TensorFlow 2. Answered once per module (``AnalysedModule.runs_only_on_tf1``)."""
+    tensorflow`` (``tf.Session``, ``tf.contrib``, ``tf.placeholder``), called or used as a value (a
+    call's argument: ``dataset.prefetch(tf.contrib.data.AUTOTUNE)``, ``regularizer=tf.contrib.layers.l2_regularizer``;
+    a module-level value), or imports ``tensorflow.contrib`` (``slim``): it cannot run on TensorFlow 2.
+    Answered once per module (``AnalysedModule.runs_only_on_tf1``)."""
     if any(qualified is not None and (qualified + ".").startswith("tensorflow.contrib.")
            for qualified in model.imports._bindings.values()):  # noqa: SLF001
         return True
     used = [site.node.func for site in model.calls] + list(model.module_values.values())
+    used += [arg.value for site in model.calls for arg in site.node.args if isinstance(arg.value, cst.Attribute)]
     for node in used:
         text = dotted_text(node)
         if text is None or "." not in text:

@@ -291,23 +291,56 @@ class KerasModels:
     def later_fits(self, receiver: cst.BaseExpression, site: CallSite) -> List[CallSite]:
         """The ``<receiver>.fit(...)`` calls after ``site`` (a ``compile``) in the same function, or at
         module level (a notebook's later cells), on the model the name holds at ``site``: reached by the
-        same bindings, so a name rebound to another model in between is not followed."""
+        same bindings, so a name rebound to another model in between is not followed. When the function
+        is a factory that returns that model (every ``return`` returns the name, so bound), the fits of
+        the model each same-file caller assigns its result to count too: TF Addons' tutorials build
+        and compile in ``create_model(opt)``, then ``model = create_model(sgd)`` and ``model.fit(...)``."""
         if not isinstance(receiver, cst.Name):
             return []
-        model = self.model
-        bound = model.reaching(receiver.value, site.function, site.place, site.lambdas)
+        bound = self.model.reaching(receiver.value, site.function, site.place, site.lambdas)
         if not bound:
             return []
+        found = self._fits_after(receiver.value, bound, site)
+        if site.function is not None and self._returns_only(site.function, receiver.value, bound):
+            for call, binding in self._assigned_results(site.function):
+                found.extend(self._fits_after(binding.name, [binding], call))
+        return found
+
+    def _fits_after(self, name: str, bound: List[Binding], site: CallSite) -> List[CallSite]:
+        """``<name>.fit(...)`` after ``site`` in its function, on the model ``bound`` gives the name."""
+        model = self.model
         found = []
         for other in model.calls_in(site.function) if site.function is not None else model.calls:
             call = other.node
             if other.function is not site.function or other.place.order <= site.place.order:
                 continue
             if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "fit"
-                    and isinstance(call.func.value, cst.Name) and call.func.value.value == receiver.value):
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == name):
                 continue
-            if model.reaching(receiver.value, other.function, other.place, other.lambdas) == bound:
+            if model.reaching(name, other.function, other.place, other.lambdas) == bound:
                 found.append(other)
+        return found
+
+    def _returns_only(self, function: FunctionInfo, name: str, bound: List[Binding]) -> bool:
+        """Every ``return`` of ``function`` returns ``name`` as ``bound`` gives it (at least one does)."""
+        returns = function.returns
+        return bool(returns) and all(
+            isinstance(ret.node.value, cst.Name) and ret.node.value.value == name
+            and self.model.reaching(name, function, ret.place) == bound for ret in returns)
+
+    def _assigned_results(self, function: FunctionInfo) -> List[Tuple[CallSite, Binding]]:
+        """The same-file calls of ``function`` by its name whose result is assigned to a name
+        (``model = create_model(sgd)``), with that binding."""
+        model = self.model
+        found = []
+        for other in model.calls:
+            call = other.node
+            if not isinstance(call.func, cst.Name) or call.func.value != function.name:
+                continue
+            if model.lookup_function(call.func.value, other.function, other.place) is not function:
+                continue
+            for binding in model.bindings.get(other.function, {}).values():
+                found.extend((other, b) for b in binding if b.kind == "assign" and b.value is call)
         return found
 
     def fit_rows(self, fit: CallSite) -> str:

@@ -199,10 +199,13 @@ class _Plan:
     def _notebook_settings(self, real: str, around: Settings) -> Settings:
         """The settings of a notebook: the TensorFlow it installs in its own cells (remembered by its
         stat), when none is configured; else its directory's (``around``); else the TensorFlow its
-        saved output of ``tf.__version__`` shows (``tf_version.infer_for_file``'s order)."""
+        saved output of ``tf.__version__`` shows; else the one its sibling notebooks agree on
+        (``tf_version.infer_for_file``'s order)."""
         if self.settings.target_version is not None:
             return around
         inferred = self.versions.notebook(real)
+        if inferred is None and around.target_version is None:
+            inferred = self.versions.sibling_version(real)
         if inferred is None or (inferred.saved_output and around.target_version is not None):
             return around
         return replace(self.settings, target_version=inferred.version, target_version_source=inferred.where())

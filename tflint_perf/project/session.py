@@ -36,6 +36,8 @@ Definition = Union[FunctionInfo, ClassInfo]
 ParseModule = Callable[[Path, str], Optional[cst.Module]]
 _TREES: "OrderedDict[Tuple[Path, bytes], Optional[cst.Module]]" = OrderedDict()
 _MAX_TREES = 256  # parsed neighbours kept between the checks of one run (trees are immutable, so shareable)
+# The key of ``importing``'s answers among ``importers``': no Python name is spelled so.
+_ANY_NAME: FrozenSet[str] = frozenset({"<any name>"})
 
 
 class Session:
@@ -147,16 +149,29 @@ class Session:
             return []
         key = (model.path, frozenset(names))
         if key not in self._importers:
-            found = []
-            for path in self.project.importers_using(model.path, key[1])[:MAX_IMPORTERS]:
-                path = path.resolve()
-                if path == model.path or self.project.reaches(model.path, path):
-                    continue  # an import cycle: neither side's view of the other is reliable
-                importer = self.model_for(path)
-                if importer is not None:
-                    found.append(importer)
-            self._importers[key] = found
+            self._importers[key] = self._modelled_importers(model.path, self.project.importers_using(model.path, key[1]))
         return self._importers[key]
+
+    def importing(self, model: ModuleModel) -> List[ModuleModel]:
+        """Every module importing ``model``'s module, whatever it takes from it (at most MAX_IMPORTERS,
+        in path order; none that it imports back)."""
+        if model.path is None:
+            return []
+        key = (model.path, _ANY_NAME)
+        if key not in self._importers:
+            self._importers[key] = self._modelled_importers(model.path, self.project.importers_of(model.path))
+        return self._importers[key]
+
+    def _modelled_importers(self, imported: Path, paths: List[Path]) -> List[ModuleModel]:
+        found = []
+        for path in paths[:MAX_IMPORTERS]:
+            path = path.resolve()
+            if path == imported or self.project.reaches(imported, path):
+                continue  # an import cycle: neither side's view of the other is reliable
+            importer = self.model_for(path)
+            if importer is not None:
+                found.append(importer)
+        return found
 
     def imported(self, model: ModuleModel) -> List[ModuleModel]:
         """The first-party modules ``model``'s module imports directly (modelled once each)."""

@@ -19,6 +19,14 @@ listed and read once, whichever file asks (the files of one directory, and the d
 project, share the answer). It can remember each dependency file's bound by its stat between runs
 (the results cache keeps it), so a warm run reads none of them; a notebook's own declaration is
 remembered the same way.
+
+A notebook that declares nothing, where no dependency file does either, takes the TensorFlow its
+sibling notebooks declare (``sibling_version``): the notebooks of one course or book directory are
+written for one TensorFlow, and many declare it in one notebook and not the next (the S+P course
+notebooks of dlaicourse install ``tf-nightly-2.0-preview`` or printed ``2.0.0-beta1`` in half of
+them). It takes at least two siblings that declare one and the same minor version: a lone
+declaration may be that notebook's own need (one migration guide pinning 2.9 among twenty), and
+siblings that disagree (a tutorial series run on 1.1 to 2.1 over the years) say nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +52,9 @@ NOTEBOOK_SUFFIX = ".ipynb"
 _ROOT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py")  # read before any requirements file, in this order
 _MAX_LEVELS = 12
+# Siblings of a notebook read for their declarations: a directory of more is a dump, not one course.
+_MAX_SIBLINGS = 64
+_MIN_SIBLINGS = 2  # declaring siblings needed: one may be that notebook's own need
 # A file modified this recently may be modified again within the file system's timestamp granularity
 # without its stat changing: its bound is not remembered by stat (as git treats "racily clean" files).
 RACY_NS = 2_000_000_000
@@ -83,7 +94,7 @@ def infer_for_file(path: Path) -> Optional[InferredVersion]:
         found = _notebook(real, status.st_mtime_ns, status.st_size) if status is not None else None
         if found is not None and not found.saved_output:
             return found
-        return infer_tensorflow_version(path.parent) or found
+        return infer_tensorflow_version(path.parent) or found or VersionSearch().sibling_version(real)
     return infer_tensorflow_version(path.parent if path.suffix else path)
 
 
@@ -108,6 +119,7 @@ class VersionSearch:
         self._declared: Dict[str, Optional[InferredVersion]] = {}
         self._is_root: Dict[str, bool] = {}
         self._listed: Dict[str, Optional[Set[str]]] = {}
+        self._siblings: Dict[str, List[Tuple[str, InferredVersion]]] = {}
         self._started = time.time_ns()
 
     def infer(self, directory: str) -> Optional[InferredVersion]:
@@ -136,6 +148,33 @@ class VersionSearch:
         if bound is None or detail is None:
             return None
         return InferredVersion(bound, Path(real), str(detail[0]), bool(detail[1]))
+
+    def sibling_version(self, real: str) -> Optional[InferredVersion]:
+        """The TensorFlow the other notebooks of ``real``'s directory declare (installs or saved
+        outputs), when at least two do and all name the same minor version; None otherwise."""
+        directory, name = os.path.split(real)
+        declared = [found for other, found in self._declaring_notebooks(directory) if other != name]
+        versions = {found.version for found in declared}
+        if len(declared) < _MIN_SIBLINGS or len(versions) != 1:
+            return None
+        first = declared[0]
+        evidence = (f"{len(declared)} notebooks beside it declare {first.version[0]}.{first.version[1]}, as "
+                    f"{first.source.name} {first.evidence}")
+        return InferredVersion(first.version, Path(real), evidence, saved_output=True)
+
+    def _declaring_notebooks(self, directory: str) -> List[Tuple[str, InferredVersion]]:
+        """The notebooks of a directory that declare a TensorFlow, by name (read once per directory)."""
+        if directory not in self._siblings:
+            names = self._names(directory) or set()
+            notebooks = sorted(name for name in names if name.endswith(NOTEBOOK_SUFFIX))
+            found: List[Tuple[str, InferredVersion]] = []
+            if len(notebooks) <= _MAX_SIBLINGS:
+                for name in notebooks:
+                    declared = self.notebook(os.path.join(directory, name))
+                    if declared is not None:
+                        found.append((name, declared))
+            self._siblings[directory] = found
+        return self._siblings[directory]
 
     def _names(self, key: str) -> Optional[Set[str]]:
         """The names in a directory, listed once (None when it cannot be listed: then each is asked)."""

@@ -11,7 +11,7 @@ from tflint_perf.analysis.deprecations import written_for_tf1
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.rows import MANY
+from tflint_perf.analysis.rows import FEW, MANY, ONE
 from tflint_perf.text.diagnostics import UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, target_version_option
@@ -24,6 +24,15 @@ _PER_BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_
 _MLP = (
     "import tensorflow as tf\n"
     "model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(1)])\n"
+)
+
+_FACTORY = (
+    "import tensorflow as tf\n"
+    "def create_model(opt):\n"
+    "    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(64, activation='relu'),\n"
+    "                                 tf.keras.layers.Dense(10, activation='softmax')])\n"
+    "    model.compile(optimizer=opt, loss='sparse_categorical_crossentropy')\n"
+    "    return model\n"
 )
 
 
@@ -44,14 +53,17 @@ it in many small steps: the compiled model is a `Sequential([...])` of at most 8
 with at least one hidden `Dense` layer, or a lone `Dense` (a linear or logistic regression) fitted on
 evidently many rows (a slice of more than 1,024 rows such as `series[:7000]`, an array reshaped to
 60,000 rows; on data of unknown size a linear model is as often a demonstration on a few thousand points),
-and the same model is `fit` in the same function for at least 3 epochs (`epochs` a literal, a
+and the same model is `fit` in the same function (or, for a factory that compiles and returns it,
+on the model a same-file caller assigns its result to: `model = create_model(opt)`) for at least 3 epochs (`epochs` a literal, a
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by at most 256 (a literal, or a value followed to
-where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for). A `fit` with a
+where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for), on
+data not evidently small (a slice of at most 1,024 rows is a few dozen steps an epoch). A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
 `steps_per_execution` (`target-version` or the version inferred from the project's dependency files,
 or from a notebook's own cells (a pinned `pip install`, the saved output of `tf.__version__`),
+or, for a notebook that declares none, the one at least two of its sibling notebooks agree on,
 below 2.4: 2.2 and 2.3 have only `experimental_steps_per_execution`, 2.0 and 2.1 nothing; or
 TensorFlow 1 code as TFP401 recognises it). With the version unknown, the finding is made: set
 `target-version` for a project that declares its TensorFlow nowhere.
@@ -137,6 +149,15 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # A small MLP fitted on at most 1,024 rows (the save-and-load guide's `train_images[:1000]`): a few dozen steps an epoch.
+        Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x[:1000], y[:1000], epochs=10)\n"),
+        # A factory's caller fits the returned model in large batches.
+        Valid(_FACTORY + "model = create_model('sgd')\nmodel.fit(x, y, batch_size=4096, epochs=5)\n"),
+        # The factory returns something else on one path: the caller's model may not be the compiled one.
+        Valid("import tensorflow as tf\ndef create_model(opt, other):\n"
+              "    model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation='relu'), tf.keras.layers.Dense(10)])\n"
+              "    model.compile(optimizer=opt, loss='mse')\n    if other is not None:\n        return other\n    return model\n"
+              "model = create_model('sgd', None)\nmodel.fit(x, y, epochs=5)\n"),
         # The model is a parameter: not seen whole.
         Valid("import tensorflow as tf\ndef train(model):\n    model.compile(optimizer='sgd', loss='mse')\n    model.fit(x, y, epochs=10)\n"),
         Valid(_MLP + "model.compile(**config)\nmodel.fit(x, y, epochs=10)\n"),
@@ -159,6 +180,10 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 "model.fit(train_images, train_labels, epochs=20, batch_size=128, validation_split=0.2)\n", fixed=None),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
                 "model.fit(ds, epochs=3)\n"),
+        # TF Addons' average-optimizers tutorial: a factory builds and compiles the MLP; each caller fits
+        # the model it returns for 5 epochs of Fashion-MNIST batched by 32.
+        Invalid(_FACTORY + "ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(5000).batch(32)\n"
+                "model = create_model('sgd')\nmodel.fit(ds, epochs=5, callbacks=[cp_callback])\n"),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, batch_size=32, epochs=10)\n", fixed=None),
         # tensorflow-1-public C4_W2_Lab_3_deep_NN: windows batched by a helper's `batch_size` parameter,
         # which its one caller passes the notebook's `batch_size = 32`.
@@ -193,8 +218,9 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             if constructor is None:
                 continue
             if keras.is_small_mlp(constructor):
-                if self._small_step_fit(context, site, receiver) is None:
-                    continue
+                fit = self._small_step_fit(context, site, receiver)
+                if fit is None or keras.fit_rows(fit) in (ONE, FEW):
+                    continue  # at most 1,024 rows (`train_images[:1000]`): a few dozen steps an epoch
             elif keras.is_small_linear(constructor):
                 # A linear model: worth it only where the data is evidently large (a slice of
                 # thousands of rows, a pipeline); toy regressions on a few thousand points are demonstrations.

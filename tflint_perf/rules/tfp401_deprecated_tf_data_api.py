@@ -51,8 +51,9 @@ which it logs a deprecation warning (the release that added the replacement deco
 with TensorFlow's `deprecated`). `tf.data.experimental.AUTOTUNE` is a plain constant, still exported
 and silent on every 2.x, so it is never reported. A TensorFlow 1 target (below 2.0), or a module
 that runs only on TensorFlow 1 (it calls `tf.Session`, `tf.contrib`, `tf.placeholder`, `tf.logging`
-... through a plain `import tensorflow`), gets nothing: the experimental spelling is the only one
-there. With no target known, a spelling is reported with a message that says the target is unknown
+... through a plain `import tensorflow`, or passes one as a value: `tf.contrib.data.AUTOTUNE`; or
+every first-party module that imports it does), gets nothing: the experimental spelling is the only
+one there. With no target known, a spelling is reported with a message that says the target is unknown
 and from which release it warns; a module kept running on 1.15 (it imports `tensorflow.compat.v1`
 or `compat.v2`) is then not told about replacements that 1.15 lacks.
 

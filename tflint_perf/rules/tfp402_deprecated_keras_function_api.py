@@ -56,7 +56,9 @@ experimental mixed-precision API from 2.4) or has removed it (`tf.py_func` from 
 namespace in 2.0, where `tf.compat.v1.py_func` still works and warns; the experimental
 mixed-precision API in 2.9; `enable_mixed_precision_graph_rewrite` in 2.6; `fit_generator` in 2.16),
 and the message says which. A TensorFlow 1 target, or a module that runs only on TensorFlow 1 (a
-`tf.Session` through a plain `import tensorflow`), gets no TensorFlow 2 advice. With no target known
+`tf.Session` through a plain `import tensorflow`, a `tf.contrib` API called or passed as a value,
+a first-party module it imports that does, or every first-party module importing it doing so: an
+input pipeline whose one importer trains with `tf.Session`), gets no TensorFlow 2 advice. With no target known
 the message says so, and from which release the spelling warns or is removed.
 
 Names are resolved through the module's imports. `fit_generator` is reported only on a receiver the
@@ -137,6 +139,9 @@ before, Keras up to 2.3 had no generator-taking `fit`).
         Valid("import tensorflow.compat.v1 as tf\ny = tf.py_func(f, [x], tf.float32)\n", target_version=(1, 15)),
         # TensorFlow 1 code (a Session through `import tensorflow`), target unknown: it runs only on 1.x.
         Valid("import tensorflow as tf\nsess = tf.Session()\ny = tf.py_func(f, [x], tf.float32)\n"),
+        # ... or a TensorFlow 1 API passed as an argument (OpenSeq2Seq's data layers, TensorFlow 1.13).
+        Valid("import tensorflow as tf\ndef build(ds, parse):\n    ds = ds.map(lambda l: tf.py_func(parse, [l], [tf.float32]))\n"
+              "    return ds.prefetch(tf.contrib.data.AUTOTUNE)\n"),
         # TensorFlow 1 code by what it uses, not only by what it calls: `slim` from `tf.contrib`, gone in TensorFlow 2.
         Valid("import tensorflow as tf\nslim = tf.contrib.slim\ny = tf.py_func(f, [x], tf.float32)\n"),
         Valid("import tensorflow as tf\nimport tensorflow.contrib.slim as slim\ny = tf.py_func(f, [x], tf.float32)\n"),
