@@ -118,3 +118,19 @@ def test_an_override_the_base_class_calls_once_is_silent(tmp_path):
     assert "for step" not in _ONE_CALL
     root = _project(tmp_path, {"decoding.py": _ONE_CALL, "main.py": _GENERATOR})
     assert _findings(root, "TFP203") == set()
+
+
+def test_an_override_that_calls_back_the_base_class_loop_is_still_reported(tmp_path):
+    # Guarded recursion between the two modules: the override restarts the base's `greedy` on a
+    # long input, and `greedy`'s loop calls the override. The walk over callers must end (it once
+    # bounced between the modules until Python's recursion limit, losing the finding to TFP002).
+    recursive = _GENERATOR.replace(
+        "    def predict(self, inputs, output_ids):\n",
+        "    def predict(self, inputs, output_ids):\n        if len(inputs) > 512:\n"
+        "            return self.greedy(inputs[-512:])\n",
+    )
+    assert "self.greedy" in recursive
+    root = _project(tmp_path, {"decoding.py": _DECODING, "main.py": recursive})
+    result = run_cli("check", "--no-cache", "--select", "TFP002,TFP203", ".", cwd=root)
+    assert "TFP002" not in result.stdout, result.stdout
+    assert _findings(root, "TFP203") == {("main.py", 12)}

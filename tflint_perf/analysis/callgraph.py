@@ -93,6 +93,9 @@ class CallGraph:
         return self._loops_memo[function]
 
     def _collect_loops(self, function: FunctionInfo, depth: int, seen: Set[FunctionInfo]) -> Set[LoopNode]:
+        # ``seen`` is one set for the whole walk, across modules too: guarded recursion between two
+        # modules (an override calling back the base's ``greedy``, whose loop calls the override)
+        # would otherwise bounce between them for ever. Only complete answers go into the memo.
         if depth > _MAX_DEPTH or function in seen:
             return set()
         seen.add(function)
@@ -103,7 +106,11 @@ class CallGraph:
                 loops |= self._collect_loops(site.function, depth + 1, seen)
         for importer, site in self.callers_elsewhere(function) + self.base_callers_elsewhere(function):
             loops.update(site.loops)
-            loops |= importer.call_graph.loops_reaching(site.function)
+            if site.function is None:
+                continue
+            graph = importer.call_graph
+            known = graph._loops_memo.get(site.function)
+            loops |= known if known is not None else graph._collect_loops(site.function, 0, seen)
         return loops
 
     def base_callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
