@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from tflint_perf.analysis.classes import method_of, mro
-from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel
 
 Callable = Union[FunctionInfo, cst.Lambda]
 _MAX_DEPTH = 4
@@ -37,6 +37,7 @@ class CallGraph:
                 for override in self._overrides(site, target):
                     self._callers.setdefault(override, []).append(site)
         self._loops_memo: Dict[FunctionInfo, FrozenSet[LoopNode]] = {}
+        self._globals_memo: Dict[Tuple[str, FunctionInfo], List[Binding]] = {}
 
     def _overrides(self, site: CallSite, target: FunctionInfo) -> List[FunctionInfo]:
         """``self.m(...)`` in a method of class A also calls the ``m`` of each same-file subclass of A that
@@ -112,6 +113,44 @@ class CallGraph:
             known = graph._loops_memo.get(site.function)
             loops |= known if known is not None else graph._collect_loops(site.function, 0, seen)
         return loops
+
+    def globals_when_run(self, name: str, function: FunctionInfo) -> List[Binding]:
+        """The module-level bindings of ``name`` that ``function`` may read when it runs: those reaching
+        each top-level call that leads to it, a few callers away (``score(row)`` in a loop before
+        ``model`` is rebound reads the first binding). Where it may also run at a time this file does
+        not show (nobody here calls it: a Keras callback, another module's import; a call inside a
+        lambda; a chain of callers too long), the bindings current once the top-level code has run
+        (``ModuleModel.after_setup``) count too."""
+        key = (name, function)
+        if key not in self._globals_memo:
+            found: List[Binding] = []
+            later = [False]
+            self._collect_globals(name, function, 0, set(), found, later)
+            if later[0]:
+                found += [b for b in self.model.after_setup(name) if not any(b is f for f in found)]
+            found.sort(key=lambda binding: binding.place.order)
+            self._globals_memo[key] = found
+        return self._globals_memo[key]
+
+    def _collect_globals(self, name: str, function: FunctionInfo, depth: int, seen: Set[FunctionInfo],
+                         found: List[Binding], later: List[bool]) -> None:
+        if function in seen:
+            return
+        seen.add(function)
+        sites = self.callers(function)
+        if depth > _MAX_DEPTH or not sites or self.callers_elsewhere(function) or self.base_callers_elsewhere(function):
+            later[0] = True
+        if depth > _MAX_DEPTH:
+            return
+        for site in sites:
+            if site.function is not None:
+                self._collect_globals(name, site.function, depth + 1, seen, found, later)
+            elif site.lambdas:
+                later[0] = True  # a lambda runs whenever it is called
+            else:
+                for binding in self.model.reaching(name, None, site.place) or []:
+                    if not any(binding is f for f in found):
+                        found.append(binding)
 
     def base_callers_elsewhere(self, function: FunctionInfo) -> List[Tuple[ModuleModel, CallSite]]:
         """``self.m(...)`` in the methods of a base class of another first-party module, where ``m`` is

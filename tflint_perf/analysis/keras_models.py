@@ -107,7 +107,7 @@ class KerasModels:
         if isinstance(expr, cst.Name):
             bindings = self.model.reaching(expr.value, scope, place)
             if scope is not None and self.model.scope_bindings(expr.value, scope)[0] is None:
-                bindings = self.model.after_setup(expr.value)  # a global, read when the function runs
+                bindings = self.model.call_graph.globals_when_run(expr.value, scope)  # a global, read when the function runs
             if not bindings:
                 return False
             return all(self._binding_is_model(b, depth + 1) for b in bindings)

@@ -128,7 +128,9 @@ The receiver must be a Keras model the analysis can see: bound to `keras.Sequent
 same-file function returning one, a name unpacked from a tuple of such (`generator, discriminator =
 models`, the caller's `models = (generator, discriminator)`), `self.model` assigned one of those (in the
 class or a same-file base; or of a Keras callback), a global that a function reads when it runs (the
-last top-level binding: `model = Model(model.input, output)` after `model = build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a parameter that
+bindings reaching the top-level calls that lead to it; for a function this file never calls, such as a
+callback's helper, the last top-level binding: `model = Model(model.input, output)` after `model =
+build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
@@ -252,6 +254,14 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         Valid(
             _KERAS + "from sklearn.linear_model import LogisticRegression\n\ndef score(row):\n"
             "    return model.predict(row[None])\n\nmodel = LogisticRegression()\nfor row in rows:\n    score(row)\n"
+        ),
+        # The helper's loop runs while the global is still a scikit-learn model; the Keras model it is
+        # rebound to afterwards is not what those calls read (`predict_on_batch` would raise there).
+        Valid(
+            "import numpy as np\nfrom sklearn.linear_model import LogisticRegression\nfrom tensorflow import keras\n\n"
+            "model = LogisticRegression().fit(x_train, y_train)\n\ndef score(row):\n    return model.predict(row[None])\n\n"
+            "for row in x_test:\n    print(score(row))\n\nmodel = keras.Sequential([keras.layers.Dense(10)])\n"
+            "model.fit(x_train, y_train, epochs=5)\n"
         ),
         # Unpacked from a tuple whose batch size is a shard of 200,000 rows, or from a parameter no
         # caller fills: silent.
@@ -444,6 +454,15 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "    token_ids, segment_ids = to_array([token_ids], [segment_ids])\n"
             "    return model.predict_on_batch([token_ids, segment_ids])[0]\n\n"
             "def evaluate(data):\n    for d in data:\n        recognize(d[0])\n",
+        ),
+        # The same helper, its loop run once the global holds the Keras model.
+        Invalid(
+            "import numpy as np\nfrom sklearn.linear_model import LogisticRegression\nfrom tensorflow import keras\n\n"
+            "model = LogisticRegression().fit(x_train, y_train)\n\ndef score(row):\n    return model.predict(row[None])\n\n"
+            "model = keras.Sequential([keras.layers.Dense(10)])\nfor row in x_test:\n    print(score(row))\n",
+            fixed="import numpy as np\nfrom sklearn.linear_model import LogisticRegression\nfrom tensorflow import keras\n\n"
+            "model = LogisticRegression().fit(x_train, y_train)\n\ndef score(row):\n    return model.predict_on_batch(row[None])\n\n"
+            "model = keras.Sequential([keras.layers.Dense(10)])\nfor row in x_test:\n    print(score(row))\n",
         ),
         # DQN replay: the parts of each replayed transition, unpacked inside the loop over the batch.
         Invalid(
