@@ -83,3 +83,15 @@ def test_a_cycle_or_an_unknown_base_ends_the_order():
         "class K(tf.keras.Model, A):\n    pass\n"))
     assert [c.name for c in mro(model, model.classes["K"])] == ["K", "A", "B"]
     assert method_of(model, model.classes["K"], "call") is None
+
+
+def test_a_class_named_as_its_imported_base_inherits_from_it(tmp_path):
+    # `class Model(Model)` over the project's own `Model`: the base is the import, read before the
+    # class statement rebinds the name, not the class itself.
+    model = _session_model(tmp_path, {
+        "base.py": "import tensorflow as tf\n\nclass Model:\n    def m(self):\n        return 'base'\n",
+        "main.py": "import tensorflow as tf\nfrom base import Model\n\nclass Model(Model):\n    pass\n",
+    }, "main.py")
+    assert [c.name for c in mro(model, model.classes["Model"])] == ["Model", "Model"]
+    found = method_of(model, model.classes["Model"], "m")
+    assert found is not None and found.model is not model

@@ -29,7 +29,10 @@ def direct_bases(model: ModuleModel, cls: ClassInfo, local_only: bool = False) -
         parent: object = None
         if isinstance(base.value, cst.Name) and base.value.value in owner.classes:
             parent = owner.classes[base.value.value]
-        elif not local_only and owner.session is not None:
+        if parent is cls and not local_only and owner.session is not None:
+            # `class Model(Model)`: the base is the name as bound before this statement (an import)
+            parent = owner.foreign(base.value, before=cls.place)
+        elif parent is None and not local_only and owner.session is not None:
             parent = owner.foreign(base.value)
         if isinstance(parent, ClassInfo) and parent is not cls and not any(parent is f for f in found):
             found.append(parent)

@@ -117,6 +117,8 @@ class ClassInfo:
     # `self.<attr> = <value>` assignments made in any method.
     attributes: Dict[str, List[cst.BaseExpression]] = field(default_factory=dict)
     model: Optional["ModuleModel"] = field(default=None, repr=False)  # the module it is defined in
+    # Where a module-level class statement binds its name: its bases read the bindings before it.
+    place: Optional[Place] = None
 
 
 @dataclass(eq=False)
@@ -209,6 +211,7 @@ class _Collector(cst.CSTVisitor):
         self._bind(node.name.value, "class", None)
         info = ClassInfo(node, node.name.value)
         if not self._containers:
+            info.place = self.bindings[None][info.name][-1].place
             self.classes[info.name] = info
         self._note_binding(node.name.value)
         self._containers.append(info)
@@ -535,11 +538,12 @@ class ModuleModel:
                 return list(bindings[index:])
         return list(bindings)
 
-    def foreign(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo] = None
+    def foreign(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo] = None, before: Optional[Place] = None
                 ) -> Optional[Union[FunctionInfo, ClassInfo]]:
         """The function or class of another first-party module that a name such as ``make_dataset``
-        or ``data.make_dataset`` denotes (imported, and not rebound locally); None outside a project
-        session or when it cannot be known."""
+        or ``data.make_dataset`` denotes (imported, and not rebound locally; with ``before``, not
+        rebound before that place: ``class Model(Model)`` reads the imported ``Model``); None outside
+        a project session or when it cannot be known."""
         if self.session is None:
             return None
         text = dotted_text(expr)
@@ -550,6 +554,10 @@ class ModuleModel:
         if target is None or self.imports.is_bound(root) and self.imports.qualified(root) is not None:
             return None  # not imported, or a TensorFlow/Keras name
         found_scope, bindings = self.scope_bindings(root, scope)
+        if before is not None:
+            bindings = [b for b in bindings if b.place.order < before.order]
+            if not bindings:
+                return None
         if found_scope is not None or any(b.kind != "import" for b in bindings):
             return None  # a local of the same name, or the import rebound
         return self.session.definition(self, target, attributes)
