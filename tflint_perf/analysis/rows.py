@@ -373,13 +373,11 @@ class Rows:
             return size or UNKNOWN
         if binding.kind == "unpack" and isinstance(binding.value, cst.Name) and len(binding.path) == 1:
             # `for transition in batch: s, a, r, next_s, done = transition`: the parts of one element,
-            # as `for s, a, r, next_s, done in batch` binds them. Only of a Python collection: a tf.data
-            # pipeline's element is a batch of whatever size the pipeline sets, unknown here.
+            # sized as `for s, a, r, next_s, done in batch` binds them (one answer for both spellings:
+            # `inputs_b, labels_b = test_batch` of a pipeline's batch is a batch, as `for inputs_b,
+            # labels_b in test_dataset` is).
             loop_bindings = self.model.reaching(binding.value.value, binding.scope, binding.place) or []
-            consumed = [c.node.iter for c in self.model.pipelines.consumptions  # type: ignore[attr-defined]
-                        if isinstance(c.node, cst.For)]
-            if loop_bindings and all(b.kind == "for" and len(b.path) == 0 and not any(b.value is it for it in consumed)
-                                     for b in loop_bindings):
+            if loop_bindings and all(b.kind == "for" and len(b.path) == 0 for b in loop_bindings):
                 size = None
                 for element in loop_bindings:
                     size = _join(size, self._element(element))

@@ -241,12 +241,7 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "    x = np.expand_dims(load(fn), axis=0)\n    print(fn, model.predict(x))\n"
         ),
         Valid(_UPLOAD_WIDGET),
-        # The parts of a tf.data pipeline's element, unpacked in the loop (a batch of the pipeline's size),
-        # and of a loop element whose name the loop does not bind (a parameter): size unknown.
-        Valid(
-            _KERAS + "import tensorflow as tf\ntest_dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
-            "for test_batch in test_dataset:\n    inputs_b, labels_b = test_batch\n    preds = model.predict(inputs_b)\n"
-        ),
+        # The parts of a loop element whose name the loop does not bind (a parameter): size unknown.
         Valid(_KERAS + "def replay(transition, steps):\n    for _ in range(steps):\n"
               "        s, a, r = transition\n        target = model.predict(s)\n"),
         # A global rebound at the top level to something that is no Keras model: the helper that a
@@ -369,6 +364,16 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             "import numpy as np\nfrom tensorflow import keras\n\nconv_base = keras.applications.VGG16(include_top=False)\n"
             "for images, labels in dataset:\n    x = keras.applications.vgg16.preprocess_input(images)\n"
             "    features.append(conv_base.predict(x, verbose=0))\n"
+        ),
+        # One batch of a tf.data pipeline per call, whether its parts are unpacked in the loop's header
+        # or in its body: one answer for both spellings.
+        Invalid(
+            _KERAS + "import tensorflow as tf\ntest_ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
+            "for images, labels in test_ds:\n    preds = model.predict(images)\n"
+        ),
+        Invalid(
+            _KERAS + "import tensorflow as tf\ntest_ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
+            "for test_batch in test_ds:\n    images, labels = test_batch\n    preds = model.predict(images)\n"
         ),
         # The next batch of a validation generator, every epoch.
         Invalid(
