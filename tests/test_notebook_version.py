@@ -197,3 +197,22 @@ def test_one_declaring_sibling_or_siblings_that_disagree_say_nothing(tmp_path):
     assert search.sibling_version(str(mixed / "train.ipynb")) is None
     # The declaring notebooks themselves keep their own declaration.
     assert search.notebook(str(mixed / "later.ipynb")).version == (2, 1)
+
+
+def test_siblings_version_does_not_override_a_notebooks_own_tensorflow_1_code(tmp_path):
+    # A course whose other notebooks install 2.3: one that runs `tf.Session` through a plain `import
+    # tensorflow` runs on TensorFlow 1, so its `tf.py_func` is not "broken on 2.3", and `--fix` must
+    # not respell it as `tf.numpy_function` (which TensorFlow 1 releases before 1.14 lack).
+    course = tmp_path / "course"
+    course.mkdir()
+    for name in ("setup.ipynb", "intro.ipynb"):
+        (course / name).write_text(notebook("!pip install tensorflow==2.3.0", "import tensorflow as tf"))
+    tf1 = notebook("import tensorflow as tf\nsess = tf.Session()\ny = tf.py_func(f, [x], tf.float32)\n")
+    tf2 = notebook("import tensorflow as tf\ny = tf.py_func(f, [x], tf.float32)\n")
+    (course / "graph.ipynb").write_text(tf1)
+    (course / "eager.ipynb").write_text(tf2)
+    found = run_cli("check", "--isolated", "--no-cache", "--select", "TFP402", "--output-format", "json", ".", cwd=course)
+    assert [(d["filename"], "2.3, the target" in d["message"]) for d in json.loads(found.stdout)] == [
+        ("eager.ipynb", True)]  # the code that may run on TensorFlow 2 takes the siblings' version
+    run_cli("check", "--isolated", "--no-cache", "--select", "TFP402", "--fix", "graph.ipynb", cwd=course)
+    assert (course / "graph.ipynb").read_text() == tf1

@@ -214,3 +214,23 @@ def test_a_package_made_mid_session_is_imported_by_its_name(tmp_path):
     project.forget(init.resolve())
     project.forget(script.resolve())
     assert project.dependencies(script.resolve()) == [helpers.resolve()]
+
+
+def test_tf1_only_importers_beyond_the_cap_leave_the_answer_unknown(tmp_path):
+    # A helper imported by MAX_IMPORTERS TensorFlow 1 scripts (`tf.Session`) runs on TensorFlow 1 when
+    # they are all its importers; one more, past the importers a check reads, might run on TensorFlow 2,
+    # so its `tf.py_func` is reported as for an unknown target.
+    from tflint_perf.project.index import MAX_IMPORTERS
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "ops.py").write_text("import tensorflow as tf\n\n\ndef wrap(f, x):\n    return tf.py_func(f, [x], tf.float32)\n")
+    for index in range(MAX_IMPORTERS):
+        (tmp_path / f"a{index:02d}.py").write_text("import tensorflow as tf\nfrom ops import wrap\nsess = tf.Session()\n")
+
+    def codes():
+        result = run_cli("check", "--no-cache", "--select", "TFP402", "--output-format", "json", "ops.py", cwd=tmp_path)
+        return sorted(code for _, _, _, code in findings(result))
+
+    assert codes() == []
+    (tmp_path / "z_eager.py").write_text("import tensorflow as tf\nfrom ops import wrap\n")
+    assert codes() == ["TFP402"]

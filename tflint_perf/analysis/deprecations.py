@@ -167,7 +167,7 @@ def runs_only_on_tf1(model: "ModuleModel", filename: Optional[str] = None) -> bo
         return False
     if any(imported.runs_only_on_tf1 for imported in session.imported(model)):
         return True
-    importers = session.importing(model)
+    importers = session.all_importers(model)  # None: too many to read, so not known to be TF1 only
     return bool(importers) and all(importer.runs_only_on_tf1 for importer in importers)
 
 

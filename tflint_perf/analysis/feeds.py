@@ -133,8 +133,14 @@ class Feeds:
         return self.values.kind(value, scope, place, lambdas) == PYTHON
 
     def data_entries(self, feed: cst.BaseExpression, site: CallSite):
-        """The fed entries that are data, not settings: ``(key, value, scope, place)`` where each is bound."""
-        return [(key, value, scope, place) for key, value, scope, place in fed_entries(self.model, feed, site)
+        """The fed entries that are data, not settings: ``(key, value, scope, place)`` where each is bound;
+        None when some binding of the feed cannot be read (``feed = dict(zip(keys, batch))``, then
+        ``feed[c] = state.c``): the entries read are not all the feed holds, so no conclusion drawn
+        from every one of them (all fed back, all small) is about the whole feed."""
+        entries, complete = _entries(self.model, feed, site.function, site.place, site.lambdas, 0)
+        if not complete:
+            return None
+        return [(key, value, scope, place) for key, value, scope, place in entries
                 if not self.is_setting(key, value, scope, place)]
 
     def _varies(self, expr: cst.BaseExpression, scope, place: Place, lambdas, iteration: Iteration) -> bool:
@@ -156,25 +162,33 @@ class Feeds:
 
 
 def fed_entries(model: ModuleModel, feed: cst.BaseExpression, site: CallSite):
-    """``(key, value, scope, place)`` for each entry of a feed dict, written in the call or built
-    a few assignments earlier (``feed = {...}``, ``feed[x] = batch``)."""
-    return _entries(model, feed, site.function, site.place, site.lambdas, 0)
+    """``(key, value, scope, place)`` for each entry of a feed dict that can be read, written in the
+    call or built a few assignments earlier (``feed = {...}``, ``feed[x] = batch``); there may be more."""
+    return _entries(model, feed, site.function, site.place, site.lambdas, 0)[0]
 
 
-def _entries(model: ModuleModel, feed, scope, place: Place, lambdas, depth: int):
+def _entries(model: ModuleModel, feed, scope, place: Place, lambdas, depth: int) -> Tuple[list, bool]:
+    """The feed's readable entries, and whether they are all it holds: every binding of it reached is
+    a dict display or an item assignment (``feed[x] = batch``)."""
     if depth > _MAX_DEPTH:
-        return []
+        return [], False
     if isinstance(feed, cst.Dict):
-        return [(el.key, el.value, scope, place) for el in feed.elements if isinstance(el, cst.DictElement)]
-    if isinstance(feed, cst.Name):
-        found = []
-        for binding in model.reaching(feed.value, scope, place, lambdas) or []:
-            if binding.kind == "assign" and binding.value is not None:
-                found += _entries(model, binding.value, binding.scope, binding.place, (), depth + 1)
-            elif binding.kind == "item" and binding.value is not None and binding.key is not None:
-                found.append((binding.key, binding.value, binding.scope, binding.place))
-        return found
-    return []
+        entries = [(el.key, el.value, scope, place) for el in feed.elements if isinstance(el, cst.DictElement)]
+        return entries, len(entries) == len(feed.elements)  # a `**other` spreads entries unseen
+    if not isinstance(feed, cst.Name):
+        return [], False
+    bindings = model.reaching(feed.value, scope, place, lambdas)
+    found, complete = [], bindings is not None
+    for binding in bindings or []:
+        if binding.kind == "assign" and binding.value is not None:
+            entries, known = _entries(model, binding.value, binding.scope, binding.place, (), depth + 1)
+            found += entries
+            complete = complete and known
+        elif binding.kind == "item" and binding.value is not None and binding.key is not None:
+            found.append((binding.key, binding.value, binding.scope, binding.place))
+        else:
+            complete = False
+    return found, complete
 
 
 def _iterable(loop: LoopNode) -> Optional[cst.BaseExpression]:

@@ -185,8 +185,8 @@ class RunPurposes:
         """A fed value comes from what an earlier run returned: sampling, generation, an on-policy
         rollout. Each step needs the previous one's output, so no input pipeline can run ahead.
 
-        ``entries`` (``(key, value, scope, place)`` of the fed data, from ``Feeds.data_entries``)
-        are followed further: when every one is what this same run returned on an earlier step,
+        ``entries`` (``(key, value, scope, place)`` of the fed data, from ``Feeds.data_entries``;
+        None or empty when the feed's entries are not all known) are followed further: when every one is what this same run returned on an earlier step,
         through assignments, unpackings and loops over it (an RNN's state, Transformer-XL's
         memory: ``fetched = sess.run(fetches, feed)``, ``mems_np = fetched[1]``, ``for m, m_np in
         zip(mems, mems_np): feed[m] = m_np``), the run is a recurrence, whatever its fetches."""

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 if TYPE_CHECKING:
     import pathspec
 
+    from tflint_perf.project.tf_version import InferredVersion
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -73,6 +75,9 @@ class Settings:
     # was inferred from, or the notebook that declares it and how (project/tf_version.py); None when
     # it is unknown.
     target_version_source: Optional[str] = None
+    # target_version is only what sibling notebooks declare: code that runs only on TensorFlow 1
+    # (``deprecations.runs_only_on_tf1``) is checked with no target instead (``engine``).
+    target_version_guessed: bool = False
     unsafe_fixes: bool = False
     options: Dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
@@ -86,7 +91,7 @@ class Settings:
     def fingerprint(self) -> str:
         """Everything that changes results, as text (for caches)."""
         return repr((sorted(self.selected_codes()), sorted(self.per_file_ignores.items()),
-                     self.target_version, sorted(self.options.items())))
+                     self.target_version, self.target_version_guessed, sorted(self.options.items())))
 
     def written(self) -> str:
         """The settings that decide results as they were written (selectors, options, target version),
@@ -342,6 +347,10 @@ def with_project_version(settings: Settings, path: Path) -> Settings:
     from tflint_perf.project.tf_version import infer_for_file
 
     inferred = infer_for_file(path)  # a notebook's own declaration first, then the project's files
-    if inferred is None:
-        return settings
-    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=inferred.where())
+    return settings if inferred is None else with_inferred_version(settings, inferred)
+
+
+def with_inferred_version(settings: Settings, inferred: "InferredVersion") -> Settings:
+    """``settings`` with the TensorFlow version ``inferred`` for a file or directory, and where it came from."""
+    return dataclasses.replace(settings, target_version=inferred.version, target_version_source=inferred.where(),
+                               target_version_guessed=inferred.from_siblings)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 
 from tflint_perf.analysis.analyses import AnalysedModule
+from tflint_perf.analysis.deprecations import runs_only_on_tf1
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.project.session import Session
 from tflint_perf.checking.config import Settings
@@ -61,6 +63,15 @@ def check_text(
     return run_deep(_check, text, filename, settings, enabled, apply_noqa, tree, path, session, buffer)
 
 
+def _own_target(settings: Settings, model: AnalysedModule, filename: str) -> Settings:
+    """A target version guessed from sibling notebooks fills an unknown target only: for code that runs
+    only on TensorFlow 1 (``tf.Session`` through a plain ``import tensorflow``) the guess, a TensorFlow 2
+    the course's other notebooks install, is not what this code runs on, so no target is known."""
+    if settings.target_version_guessed and runs_only_on_tf1(model, filename):
+        return replace(settings, target_version=None, target_version_source=None, target_version_guessed=False)
+    return settings
+
+
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,
            tree: Optional[ast.Module], path: Optional[Path], session: Optional[Session],
            buffer: Optional[Buffer]) -> List[Diagnostic]:
@@ -73,7 +84,7 @@ def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[
         else:
             module = buffer.parse(text, parse_in_thread) if buffer is not None else parse_in_thread(text)
             model = session.adopt(path, text, module) if session is not None else AnalysedModule(module)  # type: ignore[arg-type]
-        context = RuleContext(model, settings, filename)
+        context = RuleContext(model, _own_target(settings, model, filename), filename)
         findings: List[Finding] = []
         for rule in enabled:
             findings.extend(rule().check(context))

@@ -17,12 +17,12 @@ import os
 import stat as stat_module
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tflint_perf.checking.cache import Cache
-from tflint_perf.checking.config import Settings
+from tflint_perf.checking.config import Settings, with_inferred_version
 from tflint_perf.checking.discovery import relative_to_root
 from tflint_perf.checking.manifest import MARKERS, ProjectFiles, content_digest, manifest_name
 from tflint_perf.checking.results import FileResult, Mode
@@ -167,7 +167,7 @@ class _Plan:
             return _Task(job, settings), 0
         around = files.neighbourhood_digest(real)
         key = self.cache.key(state.digest, job.name, self._relative(real, job.path), job.explicit,
-                             f"{settings.target_version!r}:{around}")
+                             f"{settings.target_version!r}:{settings.target_version_guessed}:{around}")
         return _Task(job, settings, key, state.digest), (status.st_size if state.marked else 0)
 
     def _directory(self, parent: str) -> _Directory:
@@ -191,8 +191,7 @@ class _Plan:
         known = self._versioned.get(start)
         if known is None:
             inferred = self.versions.infer(start)
-            known = self.settings if inferred is None else replace(
-                self.settings, target_version=inferred.version, target_version_source=inferred.where())
+            known = self.settings if inferred is None else with_inferred_version(self.settings, inferred)
             self._versioned[start] = known
         return known
 
@@ -208,7 +207,7 @@ class _Plan:
             inferred = self.versions.sibling_version(real)
         if inferred is None or (inferred.saved_output and around.target_version is not None):
             return around
-        return replace(self.settings, target_version=inferred.version, target_version_source=inferred.where())
+        return with_inferred_version(self.settings, inferred)
 
     def _project_files(self, real_directory: str, real_file: str) -> ProjectFiles:
         """The project of the files in a directory (``project_for``'s answer, asked once per project)."""

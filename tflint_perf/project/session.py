@@ -162,6 +162,16 @@ class Session:
             self._importers[key] = self._modelled_importers(model.path, self.project.importers_of(model.path))
         return self._importers[key]
 
+    def all_importers(self, model: ModuleModel) -> Optional[List[ModuleModel]]:
+        """``importing``'s modules when they are every importer there is; None when the module has more
+        than MAX_IMPORTERS: a question about all of them (do they all run only on TensorFlow 1?) has no
+        answer from the first few."""
+        if model.path is None:
+            return []
+        if len(self.project.importers_of(model.path)) > MAX_IMPORTERS:
+            return None
+        return self.importing(model)
+
     def _modelled_importers(self, imported: Path, paths: List[Path]) -> List[ModuleModel]:
         found = []
         for path in paths[:MAX_IMPORTERS]:

@@ -68,6 +68,9 @@ class InferredVersion:
     # A notebook's saved output of `tf.__version__` only: where it last ran, which the dependency files
     # of its directory outrank (an install in the notebook outranks them: it is what the notebook runs).
     saved_output: bool = False
+    # Only what the notebook's siblings declare (``VersionSearch.sibling_version``): a guess about the
+    # notebook, which the notebook's own code outranks when it runs only on TensorFlow 1.
+    from_siblings: bool = False
 
     def describe(self) -> str:
         return f"{self.version[0]}.{self.version[1]} (inferred from {self.where()})"
@@ -160,7 +163,7 @@ class VersionSearch:
         first = declared[0]
         evidence = (f"{len(declared)} notebooks beside it declare {first.version[0]}.{first.version[1]}, as "
                     f"{first.source.name} {first.evidence}")
-        return InferredVersion(first.version, Path(real), evidence, saved_output=True)
+        return InferredVersion(first.version, Path(real), evidence, saved_output=True, from_siblings=True)
 
     def _declaring_notebooks(self, directory: str) -> List[Tuple[str, InferredVersion]]:
         """The notebooks of a directory that declare a TensorFlow, by name (read once per directory)."""

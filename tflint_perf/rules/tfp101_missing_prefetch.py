@@ -245,6 +245,21 @@ one op per line, the prefetch gets a line of its own with the same indentation.
                                           "                print('step {}'.format(num_train_steps))")),
     )
     invalid = (
+        # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
+        # the iterator evaluation input.
+        Invalid(
+            "import tensorflow as tf\nit = tf.data.TFRecordDataset(f).map(parse, 4).batch(32).make_one_shot_iterator()\n"
+            "x, y = it.get_next()\ntrain_op = tf.train.AdamOptimizer(1e-3).minimize(loss_of(model(x), y))\n"
+            "def run_step(sess):\n    return sess.run([loss, train_op])\n"
+            "def evaluate(sess):\n    for _ in range(10):\n        print(sess.run(accuracy))\n"
+            "with tf.Session() as sess:\n    for step in range(100000):\n        run_step(sess)\n    evaluate(sess)\n",
+            fixed="import tensorflow as tf\n"
+            "it = tf.data.TFRecordDataset(f).map(parse, 4).batch(32).prefetch(tf.data.AUTOTUNE).make_one_shot_iterator()\n"
+            "x, y = it.get_next()\ntrain_op = tf.train.AdamOptimizer(1e-3).minimize(loss_of(model(x), y))\n"
+            "def run_step(sess):\n    return sess.run([loss, train_op])\n"
+            "def evaluate(sess):\n    for _ in range(10):\n        print(sess.run(accuracy))\n"
+            "with tf.Session() as sess:\n    for step in range(100000):\n        run_step(sess)\n    evaluate(sess)\n",
+        ),
         # `make_csv_dataset` ends in its own prefetch, but stacking each batch's columns after it copies
         # them in step with the training loop (czy36mengfei's iris, left to the toy-set judgement).
         Invalid("import tensorflow as tf\ndef pack_features_vector(features, labels):\n"

@@ -268,6 +268,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
         ),
     )
     invalid = (
+        # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
+        # the iterator evaluation input.
+        Invalid(
+            "import tensorflow as tf\nit = tf.data.TFRecordDataset(f).map(parse).batch(32).make_one_shot_iterator()\n"
+            "x, y = it.get_next()\ntrain_op = tf.train.AdamOptimizer(1e-3).minimize(loss_of(model(x), y))\n"
+            "def run_step(sess):\n    return sess.run([loss, train_op])\n"
+            "def evaluate(sess):\n    for _ in range(10):\n        print(sess.run(accuracy))\n"
+            "with tf.Session() as sess:\n    for step in range(100000):\n        run_step(sess)\n    evaluate(sess)\n",
+        ),
         Invalid(
             "import tensorflow as tf\nds = tf.data.Dataset.range(8)\nds = ds.map(lambda x: x * 2)\n",
             fixed="import tensorflow as tf\nds = tf.data.Dataset.range(8)\nds = ds.map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n",

@@ -360,6 +360,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "        for i, (c, h) in enumerate(model.initial_state):\n            feed[c] = state[i].c\n"
             "        train_loss, state, _ = sess.run([model.cost, model.final_state, model.train_op], feed)\n"
         ),
+        # The same, the feed made by `dict(zip(...))`: entries not written out are not known to be fed back.
+        Invalid(
+            _TF1 + "def train(sess, model, loader):\n    state = sess.run(model.initial_state)\n"
+            "    for b in range(loader.num_batches):\n        x, y = loader.next_batch()\n"
+            "        feed = dict(zip([model.input_data, model.targets], [x, y]))\n"
+            "        for i, (c, h) in enumerate(model.initial_state):\n            feed[c] = state[i].c\n"
+            "        train_loss, state, _ = sess.run([model.cost, model.final_state, model.train_op], feed)\n"
+        ),
         # The run returns a count that only bounds the next slice: the slice of the arrays is the data.
         Invalid(
             _TF1 + "def train(sess, X, x_ph, train_op, keep_op):\n    n = 64\n    for i in range(100000):\n"

@@ -73,7 +73,8 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
                 self._peeked.add(node.args[0].value)
         self._peeked.update(_printed_iterators(model))
-        self._numpy_loop_reads = _numpy_loop_reads(model, self._loop_calls)
+        # Read by the consumption walk: a NumPy view a loop iterates goes to the loop body element by element.
+        self.numpy_loop_reads = _numpy_loop_reads(model, self._loop_calls)
         if self._mentions_datasets():
             if model.session is None:
                 self._run()

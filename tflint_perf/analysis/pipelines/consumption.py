@@ -106,7 +106,7 @@ class ConsumerRecognition:
     def _consumed_by_method_call(self, call: cst.Call, method: str, receiver: Value, args: List[Value]) -> bool:
         """``ds.save(path)``, ``layer.adapt(ds)``, ``ds.make_one_shot_iterator()``, ``model.fit(ds)``,
         ``strategy.experimental_distribute_dataset(ds)``."""
-        if call in self.analysis._numpy_loop_reads:
+        if call in self.analysis.numpy_loop_reads:
             return True  # `for batch in ds.as_numpy_iterator()`: the loop reads `ds` (`eval_loop_iterable`)
         if isinstance(receiver, Pipeline) and method in ONE_OFF_METHODS:
             self.consume(call, "one-off", f"{method}()", receiver, Purpose.ONE_OFF)
@@ -245,7 +245,7 @@ class ConsumerRecognition:
         if api in EAGER_ITERATORS and args:
             self._consume_python_iterator(call, args[0], f"{dotted_text(call.func) or api}()")
             return True
-        if api in ONE_OFF_FUNCTIONS and call in self.analysis._numpy_loop_reads:
+        if api in ONE_OFF_FUNCTIONS and call in self.analysis.numpy_loop_reads:
             return True  # `for batch in tfds.as_numpy(ds)`: the loop reads `ds`
         if api in ONE_OFF_FUNCTIONS and args:
             self.consume(call, "one-off", f"{api.rsplit('.', 1)[-1]}()", args[0], Purpose.ONE_OFF)
@@ -309,7 +309,7 @@ class ConsumerRecognition:
     def _eval_looped(self, node: cst.BaseExpression) -> Value:
         """A loop's iterable (or what ``zip``/``enumerate`` there wraps): for ``ds.as_numpy_iterator()``
         and ``tfds.as_numpy(ds)``, the pipeline ``ds`` whose elements the loop reads."""
-        if isinstance(node, cst.Call) and node in self.analysis._numpy_loop_reads:
+        if isinstance(node, cst.Call) and node in self.analysis.numpy_loop_reads:
             self.eval(node)  # its arguments' own effects
             return self.eval(numpy_view_of(self.model, node))
         return self.eval(node)

@@ -113,27 +113,37 @@ class IteratorReads:
 
     @cached_property
     def session_trains(self) -> bool:
-        """Some session run in a loop fetches a train op (``sess.run([self.loss, self.optimizer])``, the
-        optimizer's ``minimize``): the TF1 iterators the module reads feed training steps, whatever the
-        module's name says (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps, then exports)."""
+        """Some session run in a loop, or in a helper a loop calls (``run_step(sess)`` returning
+        ``sess.run([loss, train_op])``), fetches a train op (``sess.run([self.loss, self.optimizer])``,
+        the optimizer's ``minimize``): the TF1 iterators the module reads feed training steps, whatever
+        the module's name says (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps, then exports)."""
+        return any(self._looped(site) for site in self._training_runs)
+
+    @cached_property
+    def _training_runs(self) -> List[CallSite]:
+        """The module's ``sess.run`` calls that fetch a train op, in a loop or not."""
         purposes = RunPurposes(self.model)
-        return any(
-            site.loops and site.node.func.attr.value == "run"  # type: ignore[union-attr]
+        return [
+            site for site in self._runs
+            if site.node.func.attr.value == "run"  # type: ignore[union-attr]
             and purposes.purpose(site, run_fetches(site.node)) is Purpose.TRAINING
-            for site in self._runs
-        )
+        ]
+
+    def _looped(self, site: CallSite) -> bool:
+        """The run repeats: it sits in a loop, or in a function a loop calls (up to a few levels away)."""
+        return bool(site.loops) or bool(self.model.call_graph.loops_reaching(site.function))  # type: ignore[attr-defined]
 
     @cached_property
     def looped_runs_purpose(self) -> Optional[Purpose]:
-        """What the module's TF1 iterators feed when its session runs in loops say so, every one of
-        them, and none trains: each sits in a function, or fetches values, named for evaluation,
-        generation or inspection. t2t's ``compute_one_decoding_video_metrics`` runs ``metrics`` over a
+        """What the module's TF1 iterators feed when its session runs in loops (or in functions loops
+        call) say so, every one of them, and no run fetches a train op: each sits in a function, or
+        fetches values, named for evaluation, generation or inspection. t2t's ``compute_one_decoding_video_metrics`` runs ``metrics`` over a
         zip of decoded and target videos; ``generate_samples`` runs ``get_next()`` to yield the records
         a data generator writes. No looped run (a framework runs the steps), or one that says nothing
         (``main`` fetching ``[loss, opt]``): None, and the iterator stays training input."""
-        if self.session_trains:
-            return None
-        looped = [site for site in self._runs if site.loops]
+        if self._training_runs:
+            return None  # whichever loop runs it, a train op fetched anywhere says the iterators train
+        looped = [site for site in self._runs if self._looped(site)]
         if not looped:
             return None
         found = []
