@@ -336,14 +336,7 @@ def _purpose_around(root: Callable, model: ModuleModel) -> Purpose:
     module's path say the code is for."""
     if model.path is not None and path_purpose(str(model.path)) is not Purpose.UNKNOWN:
         return path_purpose(str(model.path))
-    names: List[str] = []
-    function = root if isinstance(root, FunctionInfo) else None
-    while function is not None:
-        names.append(function.name)
-        if function.class_info is not None:
-            names.append(function.class_info.name)
-        function = function.parent
-    return purpose_of_builder(names)
+    return purpose_of_builder(root.enclosing_names() if isinstance(root, FunctionInfo) else [])
 
 
 def python_callback_decorator(model: ModuleModel, function: FunctionInfo) -> Optional[cst.Call]:

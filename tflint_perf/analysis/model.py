@@ -91,6 +91,19 @@ class FunctionInfo:
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in self.node.decorators
         )
 
+    def enclosing_names(self, classes: bool = True) -> List[str]:
+        """The names around code in this function, innermost first: the function, each function it
+        is nested in and (with ``classes``) the class each is a method of. What they say the code is for
+        (``eval_input_fn``, ``class Evaluator``) is read from them."""
+        names: List[str] = []
+        function: Optional[FunctionInfo] = self
+        while function is not None:
+            names.append(function.name)
+            if classes and function.class_info is not None:
+                names.append(function.class_info.name)
+            function = function.parent
+        return names
+
     @property
     def positional_parameters(self) -> List[str]:
         """The parameters a call binds by position, as a caller sees them (a method's ``self`` left out)."""

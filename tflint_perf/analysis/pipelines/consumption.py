@@ -480,12 +480,7 @@ class ConsumptionQueries:
         assigned to, say it is for: `eval_input_fn`, `dataset_to_numpy_util`, `val_ds = ...` are not
         training. A helper's name outranks the variable names inside it."""
         function = self.scope_of(call)
-        enclosing: List[str] = []
-        while function is not None:
-            enclosing.append(function.name)
-            if function.class_info is not None:
-                enclosing.append(function.class_info.name)
-            function = function.parent
+        enclosing = function.enclosing_names() if function is not None else []
         around = purpose_of_builder(enclosing)
         if around in (Purpose.EVALUATION, Purpose.INSPECTION):
             return around

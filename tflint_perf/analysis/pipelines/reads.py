@@ -148,7 +148,7 @@ class IteratorReads:
             return None
         found = []
         for site in looped:
-            names = [function.name for function in _enclosing(site.function)]
+            names = site.function.enclosing_names(classes=False) if site.function is not None else []
             names.extend(_fetched_names(run_fetches(site.node)))
             purpose = purpose_of_names(names)
             if purpose not in (Purpose.EVALUATION, Purpose.INFERENCE, Purpose.INSPECTION):
@@ -213,15 +213,6 @@ def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
         target = small.targets[0].target
         return target.value if isinstance(target, cst.Name) else None
     return None
-
-
-def _enclosing(function) -> List:
-    """A function and those it is nested in, innermost first."""
-    found = []
-    while function is not None:
-        found.append(function)
-        function = function.parent
-    return found
 
 
 def _fetched_names(fetches: Optional[cst.BaseExpression]) -> List[str]:
