@@ -192,6 +192,8 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
                 continue
             if not self._for_training(context, states, cache):
                 continue  # `make_eval_dataset`, `val_ds = ...`, consumed only by evaluation or a preview
+            if all(pipelines.never_ends_before(state, cache) for state, first in zip(states, firsts) if first):
+                continue  # `shuffle().repeat()...cache()`: the cache never completes a pass, nothing is replayed
             if all(_replays_a_sample(state, cache) for state in states):
                 continue  # `take(1).cache().repeat()`: fake data that replays one batch on purpose
             random_op = next(first for first in firsts if first is not None)

@@ -8,6 +8,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.environments import interleaved_with_environment
 from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
 from tflint_perf.analysis.loops import counts_epochs, few_literal_iterations, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
@@ -499,9 +500,12 @@ is not reported: the values are bound before the loop, like a periodic validatio
             rollouts = rollouts or Rollouts(model)
             if rollouts.from_rollout(feed, site):
                 continue
+            if interleaved_with_environment(model, site):
+                continue  # an update after every environment step: the simulator sets the pace
             sizes = sizes or DataSizes(model)
-            if data and sizes.feeds_little(data):
-                continue  # a toy dataset, or a few hundred numbers gathered per step: microseconds
+            fresh = [entry for entry in data or () if not purposes.fed_back_entry(entry, site)]
+            if fresh and sizes.feeds_little(fresh):
+                continue  # a toy dataset, or a few hundred numbers per step (a fed-back state aside): microseconds
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:
                 continue
