@@ -13,6 +13,7 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.tf_functions import TfFunctions
 
 PYTHON = "python"
 TENSOR = "tensor"
@@ -66,7 +67,7 @@ def combine(kinds: Iterable[str]) -> str:
 class ValueKinds:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
-        self._tf_functions = None
+        self._tf_functions: Optional[TfFunctions] = None
 
     def kind(
         self,
@@ -183,8 +184,6 @@ class ValueKinds:
         if self._calls_saved_model(binding.value, site):
             return True
         if self._tf_functions is None:
-            from tflint_perf.analysis.tf_functions import TfFunctions
-
             self._tf_functions = TfFunctions(self.model)
         return self._tf_functions.called(site) is not None
 
