@@ -72,6 +72,39 @@ def growing_tensors(model: ModuleModel) -> Iterator[GrowingTensor]:
             yield from _while_loop_growth(model, site)
 
 
+# Ops that score each example of a batch with one number: a loop growing a tensor by them accumulates
+# a float per example, a few KB for a whole evaluation set, whose quadratic copy costs microseconds.
+_PER_EXAMPLE_SCORES = frozenset({"tf.image.psnr", "tf.image.ssim", "tf.image.ssim_multiscale"})
+_PER_EXAMPLE_SCORE_MODULES = ("tf.keras.losses.", "tf.keras.metrics.", "keras.losses.", "keras.metrics.")
+
+
+def grows_by_scores(model: ModuleModel, growing: GrowingTensor) -> bool:
+    """A self-accumulation whose new pieces are per-example scores (``psnr = tf.image.psnr(target,
+    output)``, ``tf.keras.losses.mse(y, p)``), bound in the loop: one number per example, not the
+    examples' features or predictions."""
+    if growing.form != "self":
+        return False
+    values = argument(growing.site.node, "values", 0)
+    if values is None or not isinstance(values.value, (cst.List, cst.Tuple)):
+        return False
+    pieces = [e.value for e in values.value.elements
+              if not (isinstance(e.value, cst.Name) and e.value.value == growing.name)]
+    return bool(pieces) and all(_per_example_score(model, piece, growing.site) for piece in pieces)
+
+
+def _per_example_score(model: ModuleModel, piece: cst.BaseExpression, site: CallSite) -> bool:
+    if isinstance(piece, cst.Name):
+        bindings = model.reaching(piece.value, site.function, site.place, site.lambdas)
+        if not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
+            return False
+        return all(_per_example_score(model, b.value, site) for b in bindings)
+    if not isinstance(piece, cst.Call):
+        return False
+    name = model.call_name(piece) or ""
+    leaf = name.rsplit(".", 1)[-1]
+    return name in _PER_EXAMPLE_SCORES or (name.startswith(_PER_EXAMPLE_SCORE_MODULES) and leaf.islower())
+
+
 def _while_loop_growth(model: ModuleModel, loop: CallSite) -> Iterator[GrowingTensor]:
     """``tf.while_loop(cond, body, ...)`` whose body returns ``tf.concat([v, x])`` for its own ``v``."""
     arg = argument(loop.node, "body", 1)

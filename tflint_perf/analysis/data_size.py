@@ -45,6 +45,11 @@ _KEEPS_DATA = frozenset({
     "numpy.concatenate", "numpy.matrix", "numpy.atleast_2d", "numpy.ravel", "numpy.nan_to_num", "list", "tuple",
     "sorted", "zip",
 })
+# NumPy's element-wise functions: each result is as large as its (broadcast) arguments, drawn from them.
+_ELEMENTWISE = frozenset(f"numpy.{name}" for name in (
+    "sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "square", "abs", "absolute", "power", "maximum", "minimum",
+    "clip", "sign", "floor", "ceil", "round", "add", "subtract", "multiply", "divide", "where",
+))
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
 # What keeps an array's rows as rows (a gather's row count survives it; a reshape's does not).
 _KEEPS_ROWS = frozenset({"numpy.array", "numpy.asarray", "numpy.float32", "numpy.float64"})
@@ -242,9 +247,14 @@ class DataSizes:
         if isinstance(expr, cst.Attribute):
             return again(expr.value)  # `x.T`, `iris.data`
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+            repeated = self._repeated(expr, again)
+            if repeated is not None:
+                return repeated
             return again(expr.for_in.iter)  # `[row[3] for row in iris.data]`: drawn from the rows
+        if isinstance(expr, cst.Comparison):
+            return _total([again(expr.left)] + [again(target.comparator) for target in expr.comparisons])
         if isinstance(expr, cst.Call):
-            return self._call(expr, again)
+            return self._call(expr, again, depth)
         if isinstance(expr, cst.Name):
             bindings = self.model.reaching(expr.value, scope, place, lambdas)
             if not bindings:
@@ -268,16 +278,21 @@ class DataSizes:
             return numbers  # the whole of what is bound, unpacked or iterated bounds each part
         return None
 
-    def _call(self, call: cst.Call, again) -> Optional[int]:
+    def _call(self, call: cst.Call, again, depth: int) -> Optional[int]:
         name = self.model.call_name(call) or (call.func.value if isinstance(call.func, cst.Name) else "")
         positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        if name in _KEEPS_DATA:
+        if name in _KEEPS_DATA or name in _ELEMENTWISE:
             return _total(again(a.value) for a in call.args if a.keyword is None) if positional else None
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _KEEPS_DATA_METHODS and not name:
             return again(call.func.value)
         shape = constructor_shape(call, name)
+        if isinstance(shape, cst.Attribute) and shape.attr.value == "shape":
+            return again(shape.value)  # `np.random.normal(0, 0.1, size=x.shape)`: as many numbers as x
         if shape is not None:
             return self._product(shape)
+        callee = self.model.call_graph.callee(call)  # type: ignore[attr-defined]
+        if callee is not None and callee.returns and not call.args:
+            return self._returned(callee, depth)
         if name == "numpy.arange" and positional and len(positional) <= 2:
             stop = self._integer(positional[-1])
             start = self._integer(positional[0]) if len(positional) == 2 else 0
@@ -288,6 +303,36 @@ class DataSizes:
         if name.startswith("sklearn.datasets."):
             return _scikit_learn_numbers(name.rsplit(".", 1)[-1], call, self._integer)
         return None
+
+    def _repeated(self, comprehension, again) -> Optional[int]:
+        """``[np.linspace(-1, 1, 15) for _ in range(64)]``: the element's numbers times the literal count of
+        a ``range``, when the element does not read the loop's target (it is the same size every time)."""
+        loop = comprehension.for_in
+        if loop.inner_for_in is not None or not isinstance(loop.iter, cst.Call) or loop.ifs:
+            return None
+        if self.model.call_name(loop.iter) != "range" and not (
+                isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"):
+            return None
+        bounds = [a.value for a in loop.iter.args if a.keyword is None and not a.star]
+        integers = [self._integer(bound) for bound in bounds]
+        if len(bounds) not in (1, 2) or None in integers:
+            return None
+        count = integers[-1] - (integers[0] if len(integers) == 2 else 0)
+        element = again(comprehension.elt)
+        return max(count, 0) * element if element is not None else None
+
+    def _returned(self, function: FunctionInfo, depth: int) -> Optional[int]:
+        """The largest of what a same-file function, called without arguments, returns (``artist_works()``
+        drawing 64 curves of 15 points); None when any return's size is unknown."""
+        largest = 0
+        for ret in function.returns:
+            if ret.node.value is None:
+                return None
+            found = self._numbers(ret.node.value, function, ret.place, (), depth + 1, frozenset())
+            if found is None:
+                return None
+            largest = max(largest, found)
+        return largest
 
     def _product(self, size: cst.BaseExpression) -> Optional[int]:
         parts = [e.value for e in size.elements] if isinstance(size, (cst.Tuple, cst.List)) else [size]

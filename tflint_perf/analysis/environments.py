@@ -51,3 +51,51 @@ def _made_by_simulator(model: ModuleModel, receiver: cst.BaseExpression, scope: 
     else:
         return False
     return any(isinstance(value, cst.Call) and model.call_name(value) in SIMULATOR_FACTORIES for value in values)
+
+
+# -- updates interleaved with environment steps ---------------------------------------------------
+_MAX_CALLER_DEPTH = 4
+
+
+def interleaved_with_environment(model: ModuleModel, site) -> bool:
+    """The call at ``site`` (a ``CallSite``) repeats once per environment step: the innermost loop that
+    repeats it (around it, or around the call of its function, a few callers away and in other first-party
+    modules too) also steps an environment (``env.step(a)`` in that loop's body). An off-policy update
+    fed a replay sample after every ``env.step`` (a DQN's ``learn()`` in the episode's step loop) then
+    costs what the simulator and the Python replay cost: its feed of a few transitions is not what the
+    loop waits for. An update loop of its own (``for i in range(iterations): sess.run(train_op,
+    feed_dict=replay.random_batch())`` after the episodes) does not step an environment and is no such
+    case. Every path that repeats the call must be such a loop."""
+    if site.loops:
+        return _loop_steps_environment(model, site.loops[-1])
+    return _callers_step_environment(model, site.function, 0, set())
+
+
+def _callers_step_environment(model: ModuleModel, function: Optional[FunctionInfo], depth: int, seen: set) -> bool:
+    if function is None or depth > _MAX_CALLER_DEPTH or function in seen:
+        return False
+    seen.add(function)
+    graph = model.call_graph  # type: ignore[attr-defined]
+    callers = [(model, caller) for caller in graph.callers(function)]
+    callers += graph.callers_elsewhere(function) + graph.base_callers_elsewhere(function)
+    if not callers:
+        return False
+    for owner, caller in callers:
+        if caller.loops:
+            if not _loop_steps_environment(owner, caller.loops[-1]):
+                return False
+        elif not _callers_step_environment(owner, caller.function, depth + 1, seen):
+            return False
+    return True
+
+
+def _loop_steps_environment(model: ModuleModel, loop) -> bool:
+    """An environment is stepped in ``loop``'s body: written there, or in a same-file function called there."""
+    steps = [call for call in model.calls if is_environment_step(model, call.node, call.function)]
+    if not steps:
+        return False
+    if any(loop in step.loops for step in steps):
+        return True
+    stepping = {step.function for step in steps if step.function is not None}
+    graph = model.call_graph  # type: ignore[attr-defined]
+    return any(loop in call.loops and graph.callee(call.node) in stepping for call in model.calls)

@@ -197,6 +197,13 @@ class RunPurposes:
             self._returned_by(value, scope, place, site, 0, set()) for _, value, scope, place in entries
         )
 
+    def fed_back_entry(self, entry, site: CallSite) -> bool:
+        """One fed ``(key, value, scope, place)`` is what this same run returned on an earlier step (a
+        recurrent state carried from step to step): no input pipeline could hold it, so it is no part
+        of the data a step copies in."""
+        _, value, scope, place = entry
+        return self._returned_by(value, scope, place, site, 0, set())
+
     def _returned_by(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
                      run: CallSite, depth: int, seen: set) -> bool:
         """``expr`` holds (part of) what the ``run`` returned on an earlier step: a name is followed to

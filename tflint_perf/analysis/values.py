@@ -13,6 +13,7 @@ from typing import FrozenSet, Iterable, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.tf_functions import TfFunctions
 
 PYTHON = "python"
 TENSOR = "tensor"
@@ -25,6 +26,8 @@ _MAX_DEPTH = 4
 # At most this many distinct values: a function keyed on them traces at most this many times in all.
 FEW_VALUES = 4
 _BOOLEAN = ("<a boolean>",)  # stands for both truth values in a set of possible values
+_SAVED_MODEL_LOADERS = frozenset({"tf.saved_model.load", "tf.compat.v2.saved_model.load"})
+_TENSORS = frozenset({"<tensors>"})  # a tf.function's outputs: traced for by shape and dtype, one value
 
 
 def literal_value(node: cst.BaseExpression) -> bool:
@@ -64,6 +67,7 @@ def combine(kinds: Iterable[str]) -> str:
 class ValueKinds:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
+        self._tf_functions: Optional[TfFunctions] = None
 
     def kind(
         self,
@@ -157,6 +161,9 @@ class ValueKinds:
             return None
         values: FrozenSet[object] = frozenset()
         for binding in bindings:
+            if self._returned_by_tf_function(binding):
+                values |= _TENSORS  # `states = None`, then the step's own returned state: two traces in all
+                continue
             if binding.kind != "assign" or binding.value is None:
                 return None
             more = self._possible_values(binding.value, binding.scope, binding.place, (), depth + 1)
@@ -164,6 +171,33 @@ class ValueKinds:
                 return None
             values |= more
         return values
+
+    def _returned_by_tf_function(self, binding: Binding) -> bool:
+        """The name is bound (or unpacked) from what a ``tf.function`` returns: tensors, which a
+        ``tf.function`` traces for by shape and dtype, never by value (``next_char, states =
+        model.generate_one_step(next_char, states=states)``)."""
+        if binding.kind not in ("assign", "unpack") or not isinstance(binding.value, cst.Call):
+            return False
+        site = self.model.site_of(binding.value)
+        if site is None:
+            return False
+        if self._calls_saved_model(binding.value, site):
+            return True
+        if self._tf_functions is None:
+            self._tf_functions = TfFunctions(self.model)
+        return self._tf_functions.called(site) is not None
+
+    def _calls_saved_model(self, call: cst.Call, site) -> bool:
+        """``reloaded.generate_one_step(...)`` where ``reloaded = tf.saved_model.load(path)``: a restored
+        SavedModel's functions are concrete graph functions that return tensors."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        bindings = self.model.reaching(func.value.value, site.function, site.place, site.lambdas)
+        return bool(bindings) and all(
+            b.kind == "assign" and isinstance(b.value, cst.Call) and self.model.call_name(b.value) in _SAVED_MODEL_LOADERS
+            for b in bindings
+        )
 
     def _is_boolean(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place,
                     lambdas: Tuple[cst.Lambda, ...]) -> bool:

@@ -40,7 +40,8 @@ fixed order on purpose, as in the "shuffle once, then `take`/`skip` a fixed spli
 shuffle-only cache followed by another reshuffling `shuffle()` or `shuffle_and_repeat` (in the
 same function or a helper the pipeline goes through; one path that reshuffles is enough, as in
 the reference ImageNet input functions that shuffle files and reshuffle records under the same
-`if is_training:`), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
+`if is_training:`), a cache after an endless `repeat()` (no count, and no `take(n)` after it: its first pass never
+ends, so it never replays anything and the shuffle before it reshuffles on every pass), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
 a single loop over the data, with no `repeat()` after the cache), pipelines consumed only for
 evaluation, inference or inspection (their order does not matter), and, with no consumer in sight,
 pipelines whose names say evaluation or inspection (`make_eval_dataset`, `val_ds = ...`).
@@ -86,6 +87,14 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
     )
 
     valid = (
+        # TF Text's GLUE tutorial: the cache sits after an endless `repeat()`, so its first pass never ends
+        # and nothing is ever replayed; each pass through the shuffle reshuffles.
+        Valid(
+            _TF + "def load(examples, batch_size, training):\n    ds = tf.data.Dataset.from_tensor_slices(examples)\n"
+            "    if training:\n        ds = ds.shuffle(1000)\n        ds = ds.repeat()\n"
+            "    ds = ds.batch(batch_size).map(preprocess)\n    return ds.cache().prefetch(tf.data.AUTOTUNE)\n\n"
+            "model.fit(load(train, 32, True), epochs=3, steps_per_epoch=100)\n"
+        ),
         # A same-file helper reshuffles after the cache.
         Valid(
             _TF + "def finish(ds):\n    return ds.shuffle(1000).batch(32)\n\n"
@@ -130,6 +139,11 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         ),
     )
     invalid = (
+        # An endless repeat cut short by `take`: the cache completes and replays the first order.
+        Invalid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1000).repeat().take(5000).batch(32).cache()\n"
+            "model.fit(ds, epochs=10)\n"
+        ),
         Invalid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(parse).shuffle(1000).cache().batch(32)\n"
             "model.fit(ds, epochs=10)\n",
@@ -192,6 +206,8 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
                 continue
             if not self._for_training(context, states, cache):
                 continue  # `make_eval_dataset`, `val_ds = ...`, consumed only by evaluation or a preview
+            if all(pipelines.never_ends_before(state, cache) for state, first in zip(states, firsts) if first):
+                continue  # `shuffle().repeat()...cache()`: the cache never completes a pass, nothing is replayed
             if all(_replays_a_sample(state, cache) for state in states):
                 continue  # `take(1).cache().repeat()`: fake data that replays one batch on purpose
             random_op = next(first for first in firsts if first is not None)

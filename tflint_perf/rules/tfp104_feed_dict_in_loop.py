@@ -8,6 +8,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.environments import interleaved_with_environment
 from tflint_perf.analysis.feeds import Feeds, Iteration, Rollouts
 from tflint_perf.analysis.loops import counts_epochs, few_literal_iterations, short_literal_loop
 from tflint_perf.analysis.model import CallSite, LoopNode
@@ -56,7 +57,11 @@ rollouts), or whose every fed value is what this same run returned on the previo
 RNN's state or Transformer-XL's memory fed back, through unpackings and loops over it, while the
 data come from the graph's iterator), where no input pipeline could run ahead, nor an update that feeds a rollout: data read
 from a buffer (a local list, or a `self.episode_buffer` of the run's class, a few assignments or a
-same-file call away) that a loop stepping an environment (`env.step(action)`) fills.
+same-file call away) that a loop stepping an environment (`env.step(action)`) fills, nor an update
+repeated once per environment step: the innermost loop around it (or around the call of its function,
+a few callers away, other modules too) also steps an environment (a DQN's `learn()` on a replay sample
+after every `env.step`), where the simulator sets the pace (an update loop of its own over a full replay
+memory is reported).
 
 Not reported either: feeds of only Python values and hyperparameters (literals, names bound to numbers
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
@@ -70,13 +75,17 @@ run or around the call of the function holding it; initializer
 runs (`sess.run(iterator.initializer, feed_dict={filenames: [...]})`); test files; feeds drawn
 from a toy dataset whose whole size the source shows to be at most 10,000 numbers (literal lists,
 `np.random.normal(1, 0.1, 100)`, `np.linspace(0, 10, 100)`, scikit-learn's `load_iris()`, and
-`np.repeat(10., 100)`, `make_circles(n_samples=350)`, and slices, items, reshapes and loops over
-them; analysis/data_size.py), where each step copies a few hundred bytes and a pipeline would gain
+`np.repeat(10., 100)`, `make_circles(n_samples=350)`, `np.random.randn(64, 5)` drawn each step,
+and slices, items, reshapes, NumPy's element-wise functions (`np.sin`, `np.power`), comparisons,
+`[np.linspace(-1, 1, 15) for _ in range(64)]`, `np.random.normal(0, 0.1, size=x.shape)`, what a
+same-file helper called without arguments returns, and loops over them; analysis/data_size.py), where each step copies a few hundred bytes and a pipeline would gain
 nothing measurable; and, whatever the dataset's size, feeds whose every step's share is written and
 adds up to at most 4,096 numbers: a placeholder's written shape, its batch dimension counted as the
 rows a random index array of written size or a slice `x[i:i + 25]` gathers from an in-memory
 array (the cookbooks' `x_vals_train[np.random.choice(len(x_vals_train), size=25)]` into
-`tf.placeholder(shape=[None, 7])`), a gather and copy of microseconds.
+`tf.placeholder(shape=[None, 7])`), a gather and copy of microseconds. A recurrent state the same
+run returned on the step before (`init_s: final_s_`) is no part of that data: a sin window of 10
+numbers fed with the LSTM state it carries is a toy feed.
 """
     why_bad = """
 `feed_dict` copies every fed array from Python memory into the TensorFlow runtime on each
@@ -132,6 +141,45 @@ is not reported: the values are bound before the loop, like a periodic validatio
     )
 
     valid = (
+        # MorvanZhou's GAN: 64 curves of 15 points drawn in NumPy each step by a same-file helper, and
+        # 64x5 random ideas: about a thousand numbers a step, microseconds next to the session call.
+        Valid(
+            _TF1 + "import numpy as np\nBATCH_SIZE = 64\n"
+            "PAINT_POINTS = np.vstack([np.linspace(-1, 1, 15) for _ in range(BATCH_SIZE)])\n\n"
+            "def artist_works():\n    a = np.random.uniform(1, 2, size=BATCH_SIZE)[:, np.newaxis]\n"
+            "    paintings = a * np.power(PAINT_POINTS, 2) + (a - 1)\n    labels = (a - 1) > 0.5\n"
+            "    return paintings, labels.astype(np.float32)\n\n"
+            "train_d = tf.train.AdamOptimizer(1e-4).minimize(d_loss)\n"
+            "sess = tf.Session()\nfor step in range(5000):\n    paintings, labels = artist_works()\n"
+            "    ideas = np.random.randn(BATCH_SIZE, 5)\n"
+            "    sess.run([d_loss, train_d], {g_in: ideas, real_in: paintings, art_labels: labels})\n"
+        ),
+        # Four optimizers fed 32 of 100 points with noise as large as the points (`size=x.shape`).
+        Valid(
+            _TF1 + "import numpy as np\nx = np.linspace(-1, 1, 100)[:, np.newaxis]\n"
+            "noise = np.random.normal(0, 0.1, size=x.shape)\ny = np.power(x, 2) + noise\nsess = tf.Session()\n"
+            "for step in range(300):\n    index = np.random.randint(0, x.shape[0], 32)\n    b_x, b_y = x[index], y[index]\n"
+            "    for net in nets:\n        sess.run([net.train, net.loss], {net.x: b_x, net.y: b_y})\n"
+        ),
+        # An RNN regression on a sin/cos window of 10 numbers a step; the LSTM state it feeds is what the
+        # same run returned on the step before, no data for a pipeline: the step's data is 20 numbers.
+        Valid(
+            _TF1 + "import numpy as np\nsess = tf.Session()\nfor step in range(60):\n"
+            "    steps = np.linspace(step * np.pi, (step + 1) * np.pi, 10)\n"
+            "    x = np.sin(steps)[np.newaxis, :, np.newaxis]\n    y = np.cos(steps)[np.newaxis, :, np.newaxis]\n"
+            "    if step == 0:\n        feed_dict = {tf_x: x, tf_y: y}\n    else:\n"
+            "        feed_dict = {tf_x: x, tf_y: y, init_s: final_s_}\n"
+            "    _, pred_, final_s_ = sess.run([train_op, outs, final_s], feed_dict)\n"
+        ),
+        # A DQN's update on a replay sample after every environment step: the simulator sets the pace.
+        Valid(
+            _TF1 + "import gym\nimport numpy as np\nenv = gym.make('CartPole-v0')\nMEMORY = np.load('memory.npy')\n"
+            "sess = tf.Session()\n\ndef learn():\n    b_memory = MEMORY[np.random.choice(2000, 32), :]\n"
+            "    sess.run(train_op, {tf_s: b_memory[:, :4], tf_r: b_memory[:, 4]})\n\n"
+            "for episode in range(400):\n    s = env.reset()\n    while True:\n        env.render()\n"
+            "        s_, r, done, info = env.step(choose_action(s))\n        store_transition(s, r, s_)\n        learn()\n"
+            "        if done:\n            break\n        s = s_\n"
+        ),
         # Hyperparameters and Python values only.
         Valid(
             _TF1 + "lr = 0.01\nwith tf.Session() as sess:\n    for step in range(1000):\n"
@@ -302,6 +350,21 @@ is not reported: the values are bound before the loop, like a periodic validatio
         ),
     )
     invalid = (
+        # An off-policy update loop of its own over a full replay memory: no environment is stepped in it.
+        Invalid(
+            _TF1 + "import gym\nenv = gym.make('Breakout-v0')\n\nclass Agent:\n"
+            "    def optimize(self, iterations):\n        for i in range(iterations):\n"
+            "            states, q_values = self.replay_memory.random_batch()\n"
+            "            self.session.run([self.loss, self.optimizer], feed_dict={self.x: states, self.q: q_values})\n\n"
+            "    def run(self):\n        for episode in range(100):\n            while not done:\n"
+            "                state, reward, done, _ = env.step(self.act())\n                self.replay_memory.add(state)\n"
+            "            self.optimize(1000)\n"
+        ),
+        # Synthetic images drawn in NumPy each step, 64 of 224x224x3: ten million numbers a step.
+        Invalid(
+            _TF1 + "import numpy as np\nsess = tf.Session()\nfor step in range(1000):\n"
+            "    images = np.random.rand(64, 224, 224, 3)\n    sess.run(train_op, feed_dict={x: images})\n"
+        ),
         Invalid(
             _TF1 + "with tf.Session() as sess:\n    for i in range(steps):\n"
             "        xb, yb = X[i * B:(i + 1) * B], Y[i * B:(i + 1) * B]\n"
@@ -499,9 +562,12 @@ is not reported: the values are bound before the loop, like a periodic validatio
             rollouts = rollouts or Rollouts(model)
             if rollouts.from_rollout(feed, site):
                 continue
+            if interleaved_with_environment(model, site):
+                continue  # an update after every environment step: the simulator sets the pace
             sizes = sizes or DataSizes(model)
-            if data and sizes.feeds_little(data):
-                continue  # a toy dataset, or a few hundred numbers gathered per step: microseconds
+            fresh = [entry for entry in data or () if not purposes.fed_back_entry(entry, site)]
+            if fresh and sizes.feeds_little(fresh):
+                continue  # a toy dataset, or a few hundred numbers per step (a fed-back state aside): microseconds
             loop = _innermost(site.loops) if lexical else site.function
             if loop in reported:
                 continue

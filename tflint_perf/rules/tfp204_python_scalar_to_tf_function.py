@@ -45,7 +45,9 @@ refuses Python values instead of retracing), short literal loops (`for flag in (
 values that take only a few in all: booleans computed in the loop (`step % 2 == 0`: two traces at
 most), a flag assigned only constants (`first_batch = True` before the loop and `first_batch =
 False` in it, as Horovod trainers broadcast variables after the first step: two traces in all; a
-`phase` set to one of a few strings), and test files. Values that change every iteration are
+`phase` set to one of a few strings; a state that is `None` on the first call and what a `tf.function`
+or a reloaded SavedModel's function returned after it, tensors traced by shape, never by value: two
+traces in all), and test files. Values that change every iteration are
 reported: loop counters, step numbers, accumulated floats.
 """
     why_bad = """
@@ -88,6 +90,16 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
     )
 
     valid = (
+        # TF Text's text generation: `states` is None on the first call and the GRU state tensors the
+        # tf.function returned after it (or a reloaded SavedModel's function): two traces in all.
+        Valid(
+            "import tensorflow as tf\n\nclass OneStep(tf.keras.Model):\n    @tf.function\n"
+            "    def generate_one_step(self, inputs, states=None):\n        return inputs, states\n\n"
+            "one_step_model = OneStep()\nreloaded = tf.saved_model.load('one_step')\nstates = None\n"
+            "next_char = tf.constant(['ROMEO:'])\nfor n in range(1000):\n"
+            "    next_char, states = one_step_model.generate_one_step(next_char, states=states)\n"
+            "states = None\nfor n in range(100):\n    next_char, states = reloaded.generate_one_step(next_char, states=states)\n"
+        ),
         # The same Python value every call: one trace.
         Valid(_STEP + "for x in batches:\n    train_step(x, 1)\n"),
         Valid(_STEP + "lr = 0.01\nfor x in batches:\n    train_step(x, lr)\n"),
@@ -121,6 +133,11 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
         ),
     )
     invalid = (
+        # None first, then a Python count made from what the tf.function returned: a new value every step.
+        Invalid(
+            "import tensorflow as tf\n\n@tf.function\ndef step(x, n=None):\n    return x\n\n"
+            "n = None\nfor i in range(1000):\n    out = step(x, n)\n    n = i * 2\n"
+        ),
         Invalid(
             _STEP + "for step in range(1000):\n    train_step(x, step)\n",
             fixed=_STEP + "for step in range(1000):\n    train_step(x, tf.constant(step))\n",

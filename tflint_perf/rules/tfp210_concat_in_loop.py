@@ -6,7 +6,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.accumulation import GrowingTensor, growing_tensors
+from tflint_perf.analysis.accumulation import GrowingTensor, grows_by_scores, growing_tensors
 from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import Finding
@@ -37,6 +37,8 @@ loop runs many times:
 Not reported: an accumulated tensor that the loop also reads (a DenseNet block concatenating
 features as the next layer's input, a decoder feeding its tokens back: each step needs the grown
 tensor), short loops (`for scale in scales`, `range(3)`, the tf.function guide's `tf.range(5)`), loops that only inspect data,
+an eager pass growing a tensor by one score per example (`tf.image.psnr`, `tf.image.ssim`, Keras'
+functional losses and metrics: a few KB for a whole evaluation set, whose copies cost microseconds),
 and test files.
 """
     why_bad = """
@@ -80,6 +82,14 @@ and concatenate once after the loop). The message says which applies.
     )
 
     valid = (
+        # One evaluation pass accumulating one PSNR per image (a few hundred floats): microseconds.
+        Valid(
+            _TF + "psnr_val = tf.convert_to_tensor([], dtype=tf.float32)\n"
+            "val_dataset = tf.data.TFRecordDataset(files).map(parse).batch(32)\nfor inputs, targets in val_dataset:\n"
+            "    outputs = tf.image.resize(inputs, tf.shape(targets)[1:3])\n"
+            "    scores = tf.image.psnr(targets, outputs, max_val=1.)\n"
+            "    psnr_val = tf.concat((psnr_val, scores), axis=0)\nprint(tf.reduce_mean(psnr_val))\n"
+        ),
         # DenseNet: every layer reads the features concatenated so far.
         Valid(
             _TF + "class DenseBlock(tf.keras.layers.Layer):\n    def call(self, x):\n"
@@ -185,6 +195,8 @@ and concatenate once after the loop). The message says which applies.
             return "graph" if _many_steps_in_graph(model, loop) else None
         consumption = next((c for c in model.pipelines.consumptions if c.node is loop), None)
         if consumption is not None and consumption.purpose in self.purposes | {Purpose.UNKNOWN}:
+            if grows_by_scores(model, growing):
+                return None  # one score per example over a pass: a few KB copied, microseconds
             return "eager"
         return None
 

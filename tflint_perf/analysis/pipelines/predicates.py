@@ -240,6 +240,23 @@ class StatePredicates:
             name == "tf.data.Dataset.range" and len(source.node.args) == 1 and int_literal(source.node.args[0].value) == 1
         )
 
+    def never_ends_before(self, state: State, call: cst.Call) -> bool:
+        """What reaches the op ``call`` never ends: an endless `repeat()` (no count, `None` or `-1`) or
+        `shuffle_and_repeat` with no count sits before it, with no `take(n)` after it that cuts it short.
+        A `cache()` there never completes its first pass, so it never replays anything."""
+        endless = False
+        for op in state.ops_before(call):
+            if op.name == "repeat":
+                count = argument(op.call, "count", 0)
+                endless = count is None or (isinstance(count.value, cst.Name) and count.value.value == "None") \
+                    or int_literal(count.value) == -1
+            elif op.name == "apply" and op.call.args and isinstance(op.call.args[0].value, cst.Call) \
+                    and self.model.call_name(op.call.args[0].value) in SHUFFLE_TRANSFORMATIONS:
+                endless = argument(op.call.args[0].value, "count", 1) is None
+            elif op.name == "take":
+                endless = False
+        return endless
+
     def reshuffles(self, op: Op) -> bool:
         """The op shuffles anew on every pass: `shuffle(n)` (not `reshuffle_each_iteration=False`, a
         fixed order on purpose) or `apply(shuffle_and_repeat(n))`."""
