@@ -30,7 +30,18 @@ BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
 # What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
 # (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a
 # depth the code sets to a small number (`depth=10`; a vocabulary's size is not known to be small).
-CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
+# Image ops that only select, reverse or pad a batch's pixels (`tf.image.central_crop(x, 0.75)`, a
+# random left-right flip of each image of the batch): one vectorised copy of memory per batch, no
+# interpolation and no decoding (a resize, a `decode_jpeg` are work).
+_IMAGE_LAYOUT_OPS = frozenset(
+    f"tf.image.{op}" for op in (
+        "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
+        "resize_image_with_crop_or_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",
+        "random_flip_up_down", "rot90", "transpose", "transpose_image")
+)
+# TF1 spellings of element-wise division (`tf.div(tf.cast(x, tf.float32), 255.0)`).
+_TF1_DIVISIONS = frozenset({"tf.div", "tf.realdiv", "tf.compat.v1.div"})
+CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | _IMAGE_LAYOUT_OPS | _TF1_DIVISIONS
 _ONE_HOT = "tf.one_hot"
 _SMALL_DEPTH = 1000
 # Methods that read or set a tensor's static shape, and ops that check a scalar or order the checks.
@@ -251,9 +262,14 @@ def _plain_test(test: cst.BaseExpression) -> bool:
 
 
 def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:
-    """A layout op (`tf.expand_dims(y, -1)`), or a same-file function that only regroups
-    (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
+    """A layout op (`tf.expand_dims(y, -1)`), a one-hot encoding of a label picked from the element to
+    a depth the code writes small (`lambda image, label: (image, tf.one_hot(label, depth=8))`: a vector
+    of a few floats per element while the image passes through, as cheap as the pick), or a same-file
+    function that only regroups (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
     if model.call_name(call) in LAYOUT_OPS:
+        return True
+    if model.call_name(call) == _ONE_HOT and _small_depth(model, call) and call.args and \
+            isinstance(call.args[0].value, (cst.Name, cst.Subscript)):
         return True
     return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
         model.lookup_function(call.func.value, scope) is not None and \

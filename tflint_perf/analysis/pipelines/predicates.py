@@ -14,7 +14,8 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import assigned_name, name_uses
-from tflint_perf.analysis.pipelines.map_functions import only_moves_values, only_reshapes
+from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values, only_reshapes
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -87,20 +88,56 @@ class StatePredicates:
         function = argument(op.call, "map_func", 0)
         return function is not None and only_reshapes(function.value, self.model, self.scope_of(op.call))
 
-    def does_work(self, state: State) -> bool:
+    def does_work(self, state: State, depth: int = 0) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
-        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
+        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap.
+        Over a toy dataset (``DataSizes.is_toy_dataset``: scikit-learn's digits, Iris, a few thousand
+        points), maps that only pick or do element-wise arithmetic are no work either: a pass over
+        the whole set is a megabyte of cheap ops. A `Dataset.zip` does work when a zipped part does."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
         name = self.model.call_name(source.node)
         if name == "tf.data.Dataset.from_generator" and draws_only(self.model, source.node, self.scope_of(source.node)):
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
+        if name == "tf.data.Dataset.zip":
+            parts = self._zipped_parts(state)
+            if not parts or depth >= _ZIP_DEPTH or any(self.does_work(part, depth + 1) for part in parts):
+                return True
+            return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
         if name not in IN_MEMORY_SOURCES:
             return True
+        if self._toy_source(state):
+            return any(not self._regroups(op) and not self._cheap_map(state, op) for op in state.ops)
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+
+    def _zipped_parts(self, state: State) -> List[State]:
+        """The pipelines a `Dataset.zip` source pairs (`zip((images, labels))`): the longest states
+        zipped into it."""
+        zip_call = state.source.node
+        return maximal([other for other in self.states() if zip_call in self.zipped_into.get(other, ())])
+
+    def _toy_source(self, state: State) -> bool:
+        """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
+        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`."""
+        source = state.source.node
+        data = argument(source, "tensors", 0) if isinstance(source, cst.Call) else None
+        if data is None:
+            return False
+        site = self.model.site_of(source)
+        return site is not None and DataSizes(self.model).is_toy_dataset(data.value, site.function, site.place)
+
+    def _cheap_map(self, state: State, op: Op) -> bool:
+        """A map whose function only picks or reshapes (`lambda z: tf.one_hot(z, 10)`), or casts, scales
+        and one-hot encodes: on a toy dataset's elements, microseconds in all."""
+        if op.name not in MAP_OPS:
+            return False
+        function = argument(op.call, "map_func", 0)
+        scope = self.scope_of(op.call)
+        return function is not None and (is_trivial_function(function.value, self.model, scope) or only_moves_values(
+            function.value, self.model, scope, arithmetic=True))
 
     def draws_noise(self, state: State) -> bool:
         """The state makes up its elements (``synthetic``) and its maps only draw random vectors or
