@@ -97,6 +97,55 @@ def only_reshapes(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[
     return True
 
 
+def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo]) -> bool:
+    """A map function that calls no TensorFlow op at all: it only picks its arguments' items and
+    builds a new structure of them in Python, which runs once when the map is traced
+    (`for f in FEATURES: features['ensemble_' + str(i) + '_' + f] = features[f]`, then `return
+    features, label`). Its elements are the input's tensors, untouched: a map over a prefetched
+    source that runs no op leaves that prefetch the last stage doing work. A slice, a comparison or
+    arithmetic on a tensor is an op."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None:
+        return False
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and node.decorators:
+        return False
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BinaryOperation):
+            if not _builds_string(current):
+                return False
+            continue
+        if isinstance(current, (cst.Slice, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.IfExp,
+                                cst.Lambda, cst.While)):
+            return False
+        if isinstance(current, cst.Call):
+            func = current.func
+            python = isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and \
+                model.lookup_function(func.value, inner) is None
+            picks = isinstance(func, cst.Attribute) and func.attr.value in _DICT_PICKS and isinstance(func.value, cst.Name)
+            if not (python or picks):
+                return False
+        stack.extend(current.children)
+    return True
+
+
+def _builds_string(operation: cst.BinaryOperation) -> bool:
+    """``'ensemble_' + str(i + 1) + '_' + feature``: a key built from strings (at trace time, in Python)."""
+    if not isinstance(operation.operator, (cst.Add, cst.Modulo)):
+        return False
+    for side in (operation.left, operation.right):
+        if isinstance(side, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return True
+        if isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "str":
+            return True
+        if isinstance(side, cst.BinaryOperation) and _builds_string(side):
+            return True
+    return False
+
+
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
                         scope: Optional[FunctionInfo] = None, depth: int = 0) -> bool:
     """A map function that only picks, slices, regroups and reshapes its arguments (`lambda x, y: x`,

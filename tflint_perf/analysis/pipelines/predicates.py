@@ -15,7 +15,9 @@ from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import assigned_name, name_uses
 from tflint_perf.analysis.data_size import DataSizes
-from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values, only_reshapes
+from tflint_perf.analysis.pipelines.map_functions import (
+    is_trivial_function, only_moves_values, only_reshapes, runs_no_ops,
+)
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -76,7 +78,12 @@ class StatePredicates:
         if op.name not in MAP_OPS:
             return False
         function = argument(op.call, "map_func", 0)
-        return function is not None and isinstance(function.value, cst.Lambda) and _selects(function.value.body)
+        if function is None:
+            return False
+        if isinstance(function.value, cst.Lambda) and _selects(function.value.body):
+            return True
+        # `def stack_features(features, label)` copying dict entries under new keys: no op either
+        return runs_no_ops(function.value, self.model, self.scope_of(op.call))
 
     def _reshapes_batch(self, op: Op, state: State) -> bool:
         """A `map` over whole batches whose function only reshapes them (big_transfer's `reshape_for_keras`
