@@ -23,6 +23,31 @@ _WORD2VEC_EAGER = (
     "            {step}\n            num_train_steps += 1\n"
 )
 # google-research/big_transfer: `get_data` ends in a prefetch; `{after}` is mapped on each batch after it.
+_PER_BATCH_CIFAR = (
+    "import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(64).shuffle(10000)\n"
+    "ds = ds.map(lambda x, y: ({first}, y))\n"
+    "ds = ds.map(lambda x, y: (tf.image.central_crop(x, 0.75), y))\n"
+    "ds = ds.map(lambda x, y: (tf.image.random_flip_left_right(x), y))\n"
+    "model.fit(ds.repeat(), epochs=30, steps_per_epoch=195)\n"
+)
+_DIGITS = (
+    "import tensorflow as tf\nfrom sklearn.datasets import load_digits\ndigits = {load}\n"
+    "images = digits[0][:int(len(digits[0]) * 0.8)]\nlabels = digits[1][:int(len(digits[0]) * 0.8)]\n"
+    "dx = tf.data.Dataset.from_tensor_slices(images)\n"
+    "dy = tf.data.Dataset.from_tensor_slices(labels).map(lambda z: tf.one_hot(z, 10))\n"
+    "ds = tf.data.Dataset.zip((dx, dy)).shuffle(500).repeat().batch(30)\n"
+    "model.fit(ds, epochs=10, steps_per_epoch=50)\n"
+)
+_CSV_ENSEMBLE = (
+    "import tensorflow as tf\nFEATURES = ['is_male', 'mother_age']\n"
+    "train_data = tf.data.experimental.make_csv_dataset('train.csv', 32, label_name='weight')\n"
+    "def stack_features(features, label):\n    for feature in FEATURES:\n        for i in range(3):\n"
+    "            {body}\n    return features, label\n"
+    "ensemble_data = train_data.map(stack_features).repeat(1)\n"
+    "model.fit(ensemble_data.shuffle(500), epochs=1)\n"
+)
+_SLICED_COPY = "features['ensemble_' + str(i + 1) + '_' + feature] = features[feature][:, :1]"
 _BIT = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
     "def reshape_for_keras(features, batch_size, crop_size):\n"
@@ -243,8 +268,28 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
         Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
                                           "                print('step {}'.format(num_train_steps))")),
+        # adventuresinML's CIFAR-10 notebooks: in-memory arrays batched first, then maps that run once per
+        # batch (cast and scale, a central crop, a random flip of the batch): microseconds per step.
+        Valid(_PER_BATCH_CIFAR.format(first="tf.cast(x, tf.float32) / 255.0")),
+        # adventuresinML's tf_dataset_tutorial.py: sklearn's digits (1,797 rows of 64 pixels), a one-hot
+        # of each label and a zip: a toy set, its whole pass is a megabyte of cheap ops.
+        Valid(_DIGITS.format(load="load_digits(return_X_y=True)")),
+        # ml-design-patterns' ensemble_methods: `make_csv_dataset` ends in its own prefetch; a map that
+        # only copies dict entries under new keys runs no op, and the shuffle reorders batches.
+        Valid(_CSV_ENSEMBLE.format(body="features['ensemble_' + str(i + 1) + '_' + feature] = features[feature]")),
     )
     invalid = (
+        # A per-batch resize is interpolation of every pixel: work a prefetch would overlap.
+        Invalid(_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))"),
+                fixed=_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))").replace(
+                    "ds.repeat()", "ds.repeat().prefetch(tf.data.AUTOTUNE)")),
+        # The digits' loader given `n_class=2` keeps the size unknown to the analysis: reported as before.
+        Invalid(_DIGITS.format(load="load_digits(n_class=2, return_X_y=True)"),
+                fixed=_DIGITS.format(load="load_digits(n_class=2, return_X_y=True)").replace(
+                    ".batch(30)", ".batch(30).prefetch(tf.data.AUTOTUNE)")),
+        # The copied features are sliced: a copy per batch, in step with the fit.
+        Invalid(_CSV_ENSEMBLE.format(body=_SLICED_COPY),
+                fixed=_CSV_ENSEMBLE.format(body=_SLICED_COPY).replace(".shuffle(500)", ".shuffle(500).prefetch(tf.data.AUTOTUNE)")),
         # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
         # the iterator evaluation input.
         Invalid(

@@ -266,8 +266,39 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
             "model.fit(train_ds, validation_data=val_ds, epochs=5, validation_freq=2)\n"
         ),
+        # The same per-batch crop and flip (adventuresinML's CIFAR-10 notebooks), and `tf.div`, TF1's division.
+        Valid("import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+              "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+              "ds = ds.map(lambda x, y: (tf.div(tf.cast(x, tf.float32), 255.0), tf.reshape(tf.one_hot(y, 10), (-1, 10))))\n"
+              "ds = ds.map(lambda x, y: (tf.image.central_crop(x, 0.75), y))\n"
+              "ds = ds.map(lambda x, y: (tf.image.random_flip_left_right(x), y))\n"
+              "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n"),
+        # ml-design-patterns' transfer_learning: each element's scalar label one-hot encoded to 8 classes
+        # while the (TFDS-decoded) image passes through: as cheap as picking it.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+              "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+              "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=8))\n"
+              "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n"),
     )
     invalid = (
+        # A one-hot to a depth the code does not show is small (a vocabulary's size), and a per-batch resize
+        # interpolates every pixel: work each.
+        Invalid("import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+                "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+                "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=vocab_size))\n"
+                "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n",
+                fixed="import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+                "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+                "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=vocab_size))\n"
+                "train = train.map(label_format, num_parallel_calls=tf.data.AUTOTUNE)\nmodel.fit(train.batch(32), epochs=5)\n"),
+        Invalid("import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+                "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+                "ds = ds.map(lambda x, y: (tf.image.resize(x, (224, 224)), y))\n"
+                "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n",
+                fixed="import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+                "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+                "ds = ds.map(\n    lambda x, y: (tf.image.resize(x, (224, 224)), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
+                "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n"),
         # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
         # the iterator evaluation input.
         Invalid(
