@@ -48,6 +48,21 @@ _CSV_ENSEMBLE = (
     "model.fit(ensemble_data.shuffle(500), epochs=1)\n"
 )
 _SLICED_COPY = "features['ensemble_' + str(i + 1) + '_' + feature] = features[feature][:, :1]"
+_DANN = (
+    "import functools\nimport tensorflow as tf\n"
+    "source = tf.data.Dataset.from_tensor_slices((x_source, y_source)).shuffle(1000).repeat().batch(16)\n"
+    "target = tf.data.Dataset.from_tensor_slices(x_target).shuffle(1000).repeat().batch(16)\n"
+    "training_dataset = tf.data.Dataset.zip((source, target))\n"
+    "def prepare(source_data, target_images, main_head_name='main'):\n"
+    "    source_images, source_labels = source_data\n    num_target = tf.shape(target_images)[0]\n"
+    "    batch_images = {work}\n"
+    "    target_labels = tf.zeros([num_target, *source_labels.shape[1:]], dtype=source_labels.dtype)\n"
+    "    batch_labels = tf.concat((source_labels, target_labels), axis=0)\n"
+    "    return batch_images, {{main_head_name: batch_labels}}\n"
+    "prepare_fn = functools.partial(prepare, main_head_name='class')\n"
+    "training_dataset = training_dataset.map(prepare_fn, num_parallel_calls=4)\n"
+    "model.fit(training_dataset, epochs=30, steps_per_epoch=100)\n"
+)
 _BIT = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
     "def reshape_for_keras(features, batch_size, crop_size):\n"
@@ -277,8 +292,15 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # ml-design-patterns' ensemble_methods: `make_csv_dataset` ends in its own prefetch; a map that
         # only copies dict entries under new keys runs no op, and the shuffle reorders batches.
         Valid(_CSV_ENSEMBLE.format(body="features['ensemble_' + str(i + 1) + '_' + feature] = features[feature]")),
+        # Packt's Hands-On CV with TF2, Chapter07 DANN: two in-memory sets batched by halves and zipped, then a
+        # per-batch map (a `functools.partial` of it) that concatenates the halves and builds zero labels and weights.
+        Valid(_DANN.format(work="tf.concat((source_images, target_images), axis=0)")),
     )
     invalid = (
+        # The same zip with a per-batch resize: interpolation of every pixel, work a prefetch would overlap.
+        Invalid(_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))"),
+                fixed=_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))")
+                .replace("num_parallel_calls=4)", "num_parallel_calls=4).prefetch(tf.data.AUTOTUNE)")),
         # A per-batch resize is interpolation of every pixel: work a prefetch would overlap.
         Invalid(_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))"),
                 fixed=_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))").replace(

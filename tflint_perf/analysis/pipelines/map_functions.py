@@ -25,7 +25,7 @@ LAYOUT_OPS = frozenset(
 # nothing else runs once per batch on next to no work (`split_window`, a per-batch `transpose`).
 BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
     {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape",
-     "tf.pad", "tf.nest.flatten", "tf.nest.pack_sequence_as"}
+     "tf.pad", "tf.nest.flatten", "tf.nest.pack_sequence_as", "tf.zeros", "tf.ones", "tf.fill"}
 )
 # What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
 # (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a

@@ -168,11 +168,20 @@ class StatePredicates:
         and next to nothing to overlap. Decoding, image ops, `py_function` are work; so is a map after a
         `batch` that only chunks a sequence (`batch(seq_len + 1).map(split).shuffle(n).batch(64)`: it
         runs once per training example)."""
-        source = state.source
-        if source.kind != "call" or not isinstance(source.node, cst.Call) \
-                or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+        if not self._in_memory(state):
             return False
         return self.cheap_batch_map(state, call)
+
+    def _in_memory(self, state: State, depth: int = 0) -> bool:
+        """The state slices arrays in memory, or zips pipelines that all do (`zip((source, target))`)."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        name = self.model.call_name(source.node)
+        if name == "tf.data.Dataset.zip" and depth < _ZIP_DEPTH:
+            parts = self._zipped_parts(state)
+            return bool(parts) and all(self._in_memory(part, depth + 1) for part in parts)
+        return name in IN_MEMORY_SOURCES
 
     def cheap_batch_map(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` is a map over the batches the consumer gets, from any source, whose function
@@ -185,9 +194,25 @@ class StatePredicates:
             return False
         if any(op.name in BATCHING_OPS | _UNBATCHING_OPS for op in state.ops_after(call)):
             return False
-        function = argument(call, "map_func", 0)
+        function = self._map_function(call)
         return function is not None and self.runs_per_batch(state, call) and \
-            only_moves_values(function.value, self.model, self.scope_of(call), arithmetic=True)
+            only_moves_values(function, self.model, self.scope_of(call), arithmetic=True)
+
+    def _map_function(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The function a map runs: its argument, or, for a name whose one binding reaching the map is
+        `functools.partial(f, head_name=...)` with settings bound by keyword, ``f`` (what it computes)."""
+        function = argument(call, "map_func", 0)
+        if function is None or not isinstance(function.value, cst.Name):
+            return function.value if function is not None else None
+        site = self.model.site_of(call)
+        bindings = self.model.reaching(function.value.value, site.function, site.place, site.lambdas) \
+            if site is not None else None
+        if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
+            bound = bindings[0].value
+            if isinstance(bound, cst.Call) and self.model.call_name(bound) == "functools.partial" and bound.args \
+                    and bound.args[0].keyword is None and all(arg.keyword is not None for arg in bound.args[1:]):
+                return bound.args[0].value
+        return function.value
 
     def _regroups(self, op: Op) -> bool:
         """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
@@ -258,10 +283,23 @@ class StatePredicates:
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return False
+        if self.model.call_name(source.node) == "tf.data.Dataset.zip":
+            # `zip((sources.batch(16), targets.batch(16))).map(concat_halves)`: pairs of batches
+            parts = self._zipped_parts(state)
+            return bool(parts) and all(self._ends_batched(part) for part in parts)
         if self.model.call_name(source.node) not in _BATCHED_SOURCES:
             return False
         size = keyword_argument(source.node, "batch_size")
         return size is None or not (isinstance(size.value, cst.Name) and size.value.value == "None")
+
+    def _ends_batched(self, state: State) -> bool:
+        """A `batch` is the state's last op but for reorderings (`batch(16).repeat()`)."""
+        for op in reversed(state.ops):
+            if op.name in BATCHING_OPS:
+                return True
+            if op.name not in PREFETCH_TRANSPARENT | {"prefetch"}:
+                return False
+        return False
 
     def first_on_zip(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` is the first on a `Dataset.zip` of pipelines: its function sees the zipped
