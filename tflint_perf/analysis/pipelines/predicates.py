@@ -114,11 +114,11 @@ class StatePredicates:
             return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
         if name not in IN_MEMORY_SOURCES:
             return True
-        if self._toy_source(state):
-            return any(not self._regroups(op) and not self._cheap_map(state, op) for op in state.ops)
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
-        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+        toy = self._toy_source(state)
+        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
+                   and not (toy and self._cheap_map(op)) for op in state.ops)
 
     def _zipped_parts(self, state: State) -> List[State]:
         """The pipelines a `Dataset.zip` source pairs (`zip((images, labels))`): the longest states
@@ -130,13 +130,15 @@ class StatePredicates:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
         at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`."""
         source = state.source.node
-        data = argument(source, "tensors", 0) if isinstance(source, cst.Call) else None
+        # Not `from_tensors(x).repeat()`: one element replayed for ever, whatever its size.
+        slices = isinstance(source, cst.Call) and self.model.call_name(source) == "tf.data.Dataset.from_tensor_slices"
+        data = argument(source, "tensors", 0) if slices else None
         if data is None:
             return False
         site = self.model.site_of(source)
         return site is not None and DataSizes(self.model).is_toy_dataset(data.value, site.function, site.place)
 
-    def _cheap_map(self, state: State, op: Op) -> bool:
+    def _cheap_map(self, op: Op) -> bool:
         """A map whose function only picks or reshapes (`lambda z: tf.one_hot(z, 10)`), or casts, scales
         and one-hot encodes: on a toy dataset's elements, microseconds in all."""
         if op.name not in MAP_OPS:
