@@ -115,15 +115,21 @@ draw of rank 3 or more is fake images, work) has nothing to overlap either, and 
 prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
 whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata: the
 prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
-computes, and is reported). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
+computes, and is reported), and neither does a map that runs no op at all (a `def` that copies dict
+entries under new keys in Python). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
 of their own. A pipeline that
-only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
+only slices arrays already in memory (`from_tensor_slices`, `from_tensors`, or a `Dataset.zip` of such
+pipelines) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
-maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
-classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
+maps after the last `batch` that only cast, scale (`tf.div` too), reshape, concatenate, one-hot encode
+the batch to a few classes, crop or flip its images (`central_crop`, `random_flip_left_right`:
+microseconds once per batch; decoding, resizing and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
-either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
+either. Nor does one over a toy dataset the code shows the size of (at most 250,000 numbers, a
+megabyte of float32: scikit-learn's `load_digits()` or `load_iris()`, `np.random.rand(100, 2)`,
+slices of them; analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
+pass over it is microseconds of input work per step. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
 `efficient_serving.ipynb`, `04_word2vec_visualize.py`) only what a `fit` there trains on is reported,

@@ -104,11 +104,14 @@ a same-file `labeler` that pairs the element with a constant), one that repeats 
 z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
 tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and converts scalar ids or flags among them (`lambda x:
 {"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
-as cheap as the picks), and, after `batch`, a function that
+as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
+rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
-element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`,
-`tf.where(mask, label, -1.)`: microseconds per batch), or, straight after a `Dataset.zip`, one that
+element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
+`tf.where(mask, label, -1.)`), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
+`tf.image.random_flip_left_right(x)`: one vectorised copy, no interpolation) or fills constants
+(`tf.zeros`): microseconds per batch, or, straight after a `Dataset.zip`, one that
 only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
 tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
 A map before a `cache()` is reported: it runs in the first epoch only, but that epoch waits on it.

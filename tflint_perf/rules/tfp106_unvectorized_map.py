@@ -76,7 +76,8 @@ and return it: `features[IMAGE] = tf.cast(features[IMAGE], tf.float32) / 255.0`,
 strings or as module constants bound to one), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
-`tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
+`tf.where`, `tf.image.convert_image_dtype` (a cast and a scale), `tf.expand_dims` on the last axis
+(`axis=-1`: the same new axis on an element and on a batch), Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
 helper of one input made of those (`lambda x, y: (img_scaling(x), y)`). Each output must be computed from one input (or one `["key"]` of a dict element) and
 numeric constants.
 
