@@ -16,6 +16,10 @@ regressions). Whether data is that small is read from how it is made, never from
   ``np.transpose([x])``, ``np.concatenate((a, b))``, ``[row[3] for row in iris.data]``,
   ``x * 2``, one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``).
 
+A ``tf.data`` pipeline that slices a dataset this small (``is_toy_dataset``: at most ``TOY_DATASET``
+numbers, sklearn's digits or Iris, a few thousand 2-D points) does microseconds of input work per step
+with cheap maps: nothing for a prefetch to overlap (``StatePredicates.does_work``).
+
 A name is followed to every binding that may reach the use; all must be known. Anything else (a
 file read, a download, a parameter, a function's result) is of unknown size.
 
@@ -35,6 +39,10 @@ from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.model import Binding, FunctionInfo, ModuleModel, Place
 
 TINY_DATA = 10_000  # numbers (40 KB of float32): a feed drawn from this much copies next to nothing
+# Numbers (1 MB of float32) a whole in-memory dataset may hold and still be a toy (scikit-learn's digits,
+# 1,797 rows of 64 pixels and a label; Iris; a few thousand 2-D points): one pass over all of it slices,
+# batches and casts a megabyte, so its input work is microseconds per step whatever the batch size.
+TOY_DATASET = 250_000
 SMALL_STEP = 4_096  # numbers fed per step (16 KB of float32): gathering and copying them takes microseconds
 _MAX_DEPTH = 12
 
@@ -104,8 +112,10 @@ def slice_length(piece: cst.Slice, code: Callable[[cst.CSTNode], str],
 # scikit-learn's bundled datasets: rows x (features + target).
 _BUNDLED = {
     "load_iris": 150 * 5, "load_wine": 178 * 14, "load_diabetes": 442 * 11, "load_boston": 506 * 14,
-    "load_breast_cancer": 569 * 31, "load_linnerud": 20 * 6,
+    "load_breast_cancer": 569 * 31, "load_linnerud": 20 * 6, "load_digits": 1797 * 65,
 }
+# Keywords of the bundled loaders that only choose how the same numbers come back.
+_PRESENTATION_KEYWORDS = frozenset({"return_X_y", "as_frame"})
 # scikit-learn's generators: (features + target) per sample, with their default sample count.
 _GENERATED = {"make_circles": 3, "make_moons": 3, "make_blobs": 3, "make_s_curve": 4, "make_swiss_roll": 4}
 _PLACEHOLDERS = frozenset({"tf.placeholder", "tf.compat.v1.placeholder"})
@@ -120,6 +130,12 @@ class DataSizes:
         """``expr`` is drawn from at most ``TINY_DATA`` numbers in all, as its source shows."""
         numbers = self._numbers(expr, scope, place, lambdas, 0, frozenset())
         return numbers is not None and numbers <= TINY_DATA
+
+    def is_toy_dataset(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place) -> bool:
+        """``expr`` (what a pipeline slices) is drawn from at most ``TOY_DATASET`` numbers in all, as its
+        source shows (``load_digits(return_X_y=True)`` and slices of it, ``np.random.rand(100, 2)``)."""
+        numbers = self._numbers(expr, scope, place, (), 0, frozenset())
+        return numbers is not None and numbers <= TOY_DATASET
 
     def feeds_little(self, entries) -> bool:
         """Every fed ``(key, value, scope, place)`` is drawn from a toy dataset or its step's share is
@@ -362,7 +378,9 @@ def _scikit_learn_numbers(name: str, call: cst.Call, integer) -> Optional[int]:
     """The numbers a bundled scikit-learn dataset (``load_iris()``) or a generator with its sample
     count written (``make_circles(n_samples=350)``) holds."""
     if name in _BUNDLED:
-        return _BUNDLED[name] if not call.args else None
+        presentation_only = all(arg.keyword is not None and arg.keyword.value in _PRESENTATION_KEYWORDS
+                                for arg in call.args)  # `load_digits(return_X_y=True)`: the same numbers
+        return _BUNDLED[name] if presentation_only else None
     if name not in _GENERATED:
         return None
     samples = argument(call, "n_samples", 0)

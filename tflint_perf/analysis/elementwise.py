@@ -17,6 +17,7 @@ from typing import FrozenSet, List, Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.tf_functions import tf_function_decorator
@@ -159,6 +160,7 @@ _EXACT = ELEMENTWISE - {f"tf.{n}" for n in ("tanh", "sigmoid")} - {f"tf.math.{n}
     "tf.nn.sigmoid", "tf.nn.tanh", "tf.nn.elu"} | {
     "tf.cast", "tf.dtypes.cast", "tf.divide", "tf.math.divide", "tf.truediv", "tf.math.truediv", "tf.math.floordiv",
     "tf.math.floormod", "tf.sqrt", "tf.math.sqrt", "tf.math.reciprocal", "tf.math.rint", "tf.where",
+    "tf.image.convert_image_dtype",  # a cast, then a scale by a constant (1/255 from uint8)
 }
 # Element-wise, but vectorised kernels may round the last bit differently from scalar ones.
 _APPROXIMATE = frozenset(
@@ -170,6 +172,7 @@ _APPROXIMATE = frozenset(
 # Every element-wise op above: on a whole batch, a few of them cost microseconds (what a map after
 # `batch` may do without being worth parallelising or overlapping).
 ELEMENTWISE_OPS = _EXACT | _APPROXIMATE
+_EXPAND_DIMS = frozenset({"tf.expand_dims", "tf.compat.v1.expand_dims"})
 _VECTOR_OPERATORS = _SAFE_OPERATORS + (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 _AUGMENTED = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -351,6 +354,8 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set, d
         name = model.call_name(expr)
         if name == "tf.where" and len(expr.args) != 3:
             return None  # tf.where(cond) returns indices
+        if name in _EXPAND_DIMS:
+            return _last_axis_expanded(expr, again)
         if name is None:
             return _helper_deps(model, expr, scope, kinds, depth, again)
         if name in _APPROXIMATE:
@@ -376,6 +381,19 @@ def _elementwise_deps(model: ModuleModel, expr, deps: dict, scope, kinds: set, d
     if isinstance(expr, cst.DictComp):
         return _feature_comprehension(model, expr, deps, scope, kinds)
     return None
+
+
+def _last_axis_expanded(call: cst.Call, again) -> Optional[FrozenSet[str]]:
+    """``tf.expand_dims(label, axis=-1)``: a new last axis, the same on one element (``[]`` to ``[1]``)
+    as on a batch (``[B]`` to ``[B, 1]``); an axis counted from the front would land before the batch's."""
+    tensor, axis = argument(call, "input", 0), argument(call, "axis", 1)
+    if tensor is None or axis is None or len(call.args) != 2:
+        return None
+    value = axis.value
+    if not (isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+            and isinstance(value.expression, cst.Integer) and value.expression.value == "1"):
+        return None
+    return again(tensor.value)
 
 
 def _keras_preprocessing(name: str) -> bool:

@@ -23,6 +23,46 @@ _WORD2VEC_EAGER = (
     "            {step}\n            num_train_steps += 1\n"
 )
 # google-research/big_transfer: `get_data` ends in a prefetch; `{after}` is mapped on each batch after it.
+_PER_BATCH_CIFAR = (
+    "import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(64).shuffle(10000)\n"
+    "ds = ds.map(lambda x, y: ({first}, y))\n"
+    "ds = ds.map(lambda x, y: (tf.image.central_crop(x, 0.75), y))\n"
+    "ds = ds.map(lambda x, y: (tf.image.random_flip_left_right(x), y))\n"
+    "model.fit(ds.repeat(), epochs=30, steps_per_epoch=195)\n"
+)
+_DIGITS = (
+    "import tensorflow as tf\nfrom sklearn.datasets import load_digits\ndigits = {load}\n"
+    "images = digits[0][:int(len(digits[0]) * 0.8)]\nlabels = digits[1][:int(len(digits[0]) * 0.8)]\n"
+    "dx = tf.data.Dataset.from_tensor_slices(images)\n"
+    "dy = tf.data.Dataset.from_tensor_slices(labels).map(lambda z: tf.one_hot(z, 10))\n"
+    "ds = tf.data.Dataset.zip((dx, dy)).shuffle(500).repeat().batch(30)\n"
+    "model.fit(ds, epochs=10, steps_per_epoch=50)\n"
+)
+_CSV_ENSEMBLE = (
+    "import tensorflow as tf\nFEATURES = ['is_male', 'mother_age']\n"
+    "train_data = tf.data.experimental.make_csv_dataset('train.csv', 32, label_name='weight')\n"
+    "def stack_features(features, label):\n    for feature in FEATURES:\n        for i in range(3):\n"
+    "            {body}\n    return features, label\n"
+    "ensemble_data = train_data.map(stack_features).repeat(1)\n"
+    "model.fit(ensemble_data.shuffle(500), epochs=1)\n"
+)
+_SLICED_COPY = "features['ensemble_' + str(i + 1) + '_' + feature] = features[feature][:, :1]"
+_DANN = (
+    "import functools\nimport tensorflow as tf\n"
+    "source = tf.data.Dataset.from_tensor_slices((x_source, y_source)).shuffle(1000).repeat().batch(16)\n"
+    "target = tf.data.Dataset.from_tensor_slices(x_target).shuffle(1000).repeat().batch(16)\n"
+    "training_dataset = tf.data.Dataset.zip((source, target))\n"
+    "def prepare(source_data, target_images, main_head_name='main'):\n"
+    "    source_images, source_labels = source_data\n    num_target = tf.shape(target_images)[0]\n"
+    "    batch_images = {work}\n"
+    "    target_labels = tf.zeros([num_target, *source_labels.shape[1:]], dtype=source_labels.dtype)\n"
+    "    batch_labels = tf.concat((source_labels, target_labels), axis=0)\n"
+    "    return batch_images, {{main_head_name: batch_labels}}\n"
+    "prepare_fn = functools.partial(prepare, main_head_name='class')\n"
+    "training_dataset = training_dataset.map(prepare_fn, num_parallel_calls=4)\n"
+    "model.fit(training_dataset, epochs=30, steps_per_epoch=100)\n"
+)
 _BIT = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
     "def reshape_for_keras(features, batch_size, crop_size):\n"
@@ -75,15 +115,21 @@ draw of rank 3 or more is fake images, work) has nothing to overlap either, and 
 prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
 whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata: the
 prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
-computes, and is reported). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
+computes, and is reported), and neither does a map that runs no op at all (a `def` that copies dict
+entries under new keys in Python). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
 of their own. A pipeline that
-only slices arrays already in memory (`from_tensor_slices`, `from_tensors`) and regroups them
+only slices arrays already in memory (`from_tensor_slices`, `from_tensors`, or a `Dataset.zip` of such
+pipelines) and regroups them
 (`shuffle`, `batch`, `repeat`, `cache`, or TF1's `apply(batch_and_drop_remainder(n))`), with at most
-maps after the last `batch` that only cast, scale, reshape or one-hot encode the batch to a few
-classes (microseconds once per batch; decoding, image ops and `py_function` are work), or whose
+maps after the last `batch` that only cast, scale (`tf.div` too), reshape, concatenate, one-hot encode
+the batch to a few classes, crop or flip its images (`central_crop`, `random_flip_left_right`:
+microseconds once per batch; decoding, resizing and `py_function` are work), or whose
 `from_generator` generator only yields NumPy
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
-either. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
+either. Nor does one over a toy dataset the code shows the size of (at most 250,000 numbers, a
+megabyte of float32: scikit-learn's `load_digits()` or `load_iris()`, `np.random.rand(100, 2)`,
+slices of them; analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
+pass over it is microseconds of input work per step. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
 `efficient_serving.ipynb`, `04_word2vec_visualize.py`) only what a `fit` there trains on is reported,
@@ -243,8 +289,35 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # iterator only prints a counter (its training step is a TO DO); printing `num_train_steps` is no training.
         Valid(_WORD2VEC_EAGER.format(step="if (num_train_steps + 1) % 5000 == 0:\n"
                                           "                print('step {}'.format(num_train_steps))")),
+        # adventuresinML's CIFAR-10 notebooks: in-memory arrays batched first, then maps that run once per
+        # batch (cast and scale, a central crop, a random flip of the batch): microseconds per step.
+        Valid(_PER_BATCH_CIFAR.format(first="tf.cast(x, tf.float32) / 255.0")),
+        # adventuresinML's tf_dataset_tutorial.py: sklearn's digits (1,797 rows of 64 pixels), a one-hot
+        # of each label and a zip: a toy set, its whole pass is a megabyte of cheap ops.
+        Valid(_DIGITS.format(load="load_digits(return_X_y=True)")),
+        # ml-design-patterns' ensemble_methods: `make_csv_dataset` ends in its own prefetch; a map that
+        # only copies dict entries under new keys runs no op, and the shuffle reorders batches.
+        Valid(_CSV_ENSEMBLE.format(body="features['ensemble_' + str(i + 1) + '_' + feature] = features[feature]")),
+        # Packt's Hands-On CV with TF2, Chapter07 DANN: two in-memory sets batched by halves and zipped, then a
+        # per-batch map (a `functools.partial` of it) that concatenates the halves and builds zero labels and weights.
+        Valid(_DANN.format(work="tf.concat((source_images, target_images), axis=0)")),
     )
     invalid = (
+        # The same zip with a per-batch resize: interpolation of every pixel, work a prefetch would overlap.
+        Invalid(_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))"),
+                fixed=_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))")
+                .replace("num_parallel_calls=4)", "num_parallel_calls=4).prefetch(tf.data.AUTOTUNE)")),
+        # A per-batch resize is interpolation of every pixel: work a prefetch would overlap.
+        Invalid(_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))"),
+                fixed=_PER_BATCH_CIFAR.format(first="tf.image.resize(x, (224, 224))").replace(
+                    "ds.repeat()", "ds.repeat().prefetch(tf.data.AUTOTUNE)")),
+        # The digits' loader given `n_class=2` keeps the size unknown to the analysis: reported as before.
+        Invalid(_DIGITS.format(load="load_digits(n_class=2, return_X_y=True)"),
+                fixed=_DIGITS.format(load="load_digits(n_class=2, return_X_y=True)").replace(
+                    ".batch(30)", ".batch(30).prefetch(tf.data.AUTOTUNE)")),
+        # The copied features are sliced: a copy per batch, in step with the fit.
+        Invalid(_CSV_ENSEMBLE.format(body=_SLICED_COPY),
+                fixed=_CSV_ENSEMBLE.format(body=_SLICED_COPY).replace(".shuffle(500)", ".shuffle(500).prefetch(tf.data.AUTOTUNE)")),
         # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
         # the iterator evaluation input.
         Invalid(

@@ -104,11 +104,14 @@ a same-file `labeler` that pairs the element with a constant), one that repeats 
 z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
 tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and converts scalar ids or flags among them (`lambda x:
 {"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
-as cheap as the picks), and, after `batch`, a function that
+as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
+rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
-element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, `tf.one_hot(y, depth=10)`,
-`tf.where(mask, label, -1.)`: microseconds per batch), or, straight after a `Dataset.zip`, one that
+element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
+`tf.where(mask, label, -1.)`), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
+`tf.image.random_flip_left_right(x)`: one vectorised copy, no interpolation) or fills constants
+(`tf.zeros`): microseconds per batch, or, straight after a `Dataset.zip`, one that
 only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
 tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
 A map before a `cache()` is reported: it runs in the first epoch only, but that epoch waits on it.
@@ -266,8 +269,39 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "import tensorflow as tf\nval_ds = tf.data.TFRecordDataset(f).map(parse).batch(8)\n"
             "model.fit(train_ds, validation_data=val_ds, epochs=5, validation_freq=2)\n"
         ),
+        # The same per-batch crop and flip (adventuresinML's CIFAR-10 notebooks), and `tf.div`, TF1's division.
+        Valid("import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+              "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+              "ds = ds.map(lambda x, y: (tf.div(tf.cast(x, tf.float32), 255.0), tf.reshape(tf.one_hot(y, 10), (-1, 10))))\n"
+              "ds = ds.map(lambda x, y: (tf.image.central_crop(x, 0.75), y))\n"
+              "ds = ds.map(lambda x, y: (tf.image.random_flip_left_right(x), y))\n"
+              "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n"),
+        # ml-design-patterns' transfer_learning: each element's scalar label one-hot encoded to 8 classes
+        # while the (TFDS-decoded) image passes through: as cheap as picking it.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+              "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+              "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=8))\n"
+              "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n"),
     )
     invalid = (
+        # A one-hot to a depth the code does not show is small (a vocabulary's size), and a per-batch resize
+        # interpolates every pixel: work each.
+        Invalid("import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+                "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+                "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=vocab_size))\n"
+                "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n",
+                fixed="import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+                "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
+                "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=vocab_size))\n"
+                "train = train.map(label_format, num_parallel_calls=tf.data.AUTOTUNE)\nmodel.fit(train.batch(32), epochs=5)\n"),
+        Invalid("import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+                "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+                "ds = ds.map(lambda x, y: (tf.image.resize(x, (224, 224)), y))\n"
+                "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n",
+                fixed="import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+                "ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(256).shuffle(10000)\n"
+                "ds = ds.map(\n    lambda x, y: (tf.image.resize(x, (224, 224)), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
+                "model.fit(ds.repeat(), epochs=50, steps_per_epoch=195)\n"),
         # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
         # the iterator evaluation input.
         Invalid(

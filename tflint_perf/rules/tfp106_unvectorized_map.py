@@ -48,6 +48,16 @@ _BATCHES = frozenset({"batch", "padded_batch"})
 _VALUE_BLIND = frozenset({"shuffle", "repeat", "take", "skip", "shard", "prefetch", "with_options"})
 
 
+_CGAN_CONVERT = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
+    "dataset = tfds.load('fashion_mnist', split='train')\n"
+    "def convert(row):\n    image = tf.image.convert_image_dtype(row['image'], tf.float32)\n"
+    "    label = tf.expand_dims(tf.cast(row['label'], tf.float32), axis={axis})\n    return image, label\n"
+    "dataset = dataset.map(convert).batch(32).prefetch(1)\nmodel.fit(dataset, epochs=50)\n"
+)
+_CGAN_CONVERT_FIXED = _CGAN_CONVERT.format(axis="-1").replace("dataset.map(convert).batch(32)", "dataset.batch(32).map(convert)")
+
+
 class UnvectorizedMap(Rule):
     code = "TFP106"
     name = "unvectorized-map"
@@ -66,7 +76,8 @@ and return it: `features[IMAGE] = tf.cast(features[IMAGE], tf.float32) / 255.0`,
 strings or as module constants bound to one), on an
 allow-list: Python arithmetic and comparisons, `tf.cast`, element-wise `tf.math` ops
 (`abs`, `maximum`, `clip_by_value`, `sqrt`, `exp`, `tanh`...), `tf.nn.relu` and friends,
-`tf.where`, Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
+`tf.where`, `tf.image.convert_image_dtype` (a cast and a scale), `tf.expand_dims` on the last axis
+(`axis=-1`: the same new axis on an element and on a batch), Keras' `preprocess_input` (each channel scaled and shifted by constants), and a same-file
 helper of one input made of those (`lambda x, y: (img_scaling(x), y)`). Each output must be computed from one input (or one `["key"]` of a dict element) and
 numeric constants.
 
@@ -181,8 +192,13 @@ ops on different branches, comments between them).
         # A `tf.function` whose `input_signature` fixes one element's shape would refuse a batch.
         Valid(_FC_TRAIN.format(decorator="@tf.function(input_signature=[tf.TensorSpec([28, 28], tf.uint8), "
                                          "tf.TensorSpec([], tf.uint8)])")),
+        # A new axis counted from the front lands before the batch's axis once batched: not batch-safe.
+        Valid(_CGAN_CONVERT.format(axis="0")),
     )
     invalid = (
+        # Packt's Hands-On NN with TF 2.0, Chapter09/tf2/cgan.py: `convert_image_dtype` (a cast and a scale) of
+        # each image and a cast label given a last axis, right before `batch`.
+        Invalid(_CGAN_CONVERT.format(axis="-1"), fixed=_CGAN_CONVERT_FIXED),
         # tensorflow/neural-structured-learning's MNIST tutorials: one feature of the dict element, named by a
         # module constant, cast and scaled in place; the label is passed on as it is.
         Invalid(_NSL_NORMALIZE.format(store="tf.cast(\n      features[IMAGE_INPUT_NAME], dtype=tf.float32) / 255.0")),

@@ -25,12 +25,23 @@ LAYOUT_OPS = frozenset(
 # nothing else runs once per batch on next to no work (`split_window`, a per-batch `transpose`).
 BATCH_LAYOUT_OPS = LAYOUT_OPS | frozenset(
     {"tf.transpose", "tf.concat", "tf.stack", "tf.unstack", "tf.tile", "tf.gather", "tf.reduce_mean", "tf.shape",
-     "tf.pad", "tf.nest.flatten", "tf.nest.pack_sequence_as"}
+     "tf.pad", "tf.nest.flatten", "tf.nest.pack_sequence_as", "tf.zeros", "tf.ones", "tf.fill"}
 )
 # What a map after `batch` may also do and still cost microseconds per batch: element-wise arithmetic
 # (`tf.cast(x, tf.float32) / 255.`), over tensors already in memory; and `one_hot` of labels to a
 # depth the code sets to a small number (`depth=10`; a vocabulary's size is not known to be small).
-CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS
+# Image ops that only select, reverse or pad a batch's pixels (`tf.image.central_crop(x, 0.75)`, a
+# random left-right flip of each image of the batch): one vectorised copy of memory per batch, no
+# interpolation and no decoding (a resize, a `decode_jpeg` are work).
+_IMAGE_LAYOUT_OPS = frozenset(
+    f"tf.image.{op}" for op in (
+        "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
+        "resize_image_with_crop_or_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",
+        "random_flip_up_down", "rot90", "transpose", "transpose_image")
+)
+# TF1 spellings of element-wise division (`tf.div(tf.cast(x, tf.float32), 255.0)`).
+_TF1_DIVISIONS = frozenset({"tf.div", "tf.realdiv", "tf.compat.v1.div"})
+CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | _IMAGE_LAYOUT_OPS | _TF1_DIVISIONS
 _ONE_HOT = "tf.one_hot"
 _SMALL_DEPTH = 1000
 # Methods that read or set a tensor's static shape, and ops that check a scalar or order the checks.
@@ -84,6 +95,55 @@ def only_reshapes(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[
             continue
         return False
     return True
+
+
+def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo]) -> bool:
+    """A map function that calls no TensorFlow op at all: it only picks its arguments' items and
+    builds a new structure of them in Python, which runs once when the map is traced
+    (`for f in FEATURES: features['ensemble_' + str(i) + '_' + f] = features[f]`, then `return
+    features, label`). Its elements are the input's tensors, untouched: a map over a prefetched
+    source that runs no op leaves that prefetch the last stage doing work. A slice, a comparison or
+    arithmetic on a tensor is an op."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None:
+        return False
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and node.decorators:
+        return False
+    stack: List[cst.CSTNode] = [node.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.BinaryOperation):
+            if not _builds_string(current):
+                return False
+            continue
+        if isinstance(current, (cst.Slice, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.IfExp,
+                                cst.Lambda, cst.While)):
+            return False
+        if isinstance(current, cst.Call):
+            func = current.func
+            python = isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and \
+                model.lookup_function(func.value, inner) is None
+            picks = isinstance(func, cst.Attribute) and func.attr.value in _DICT_PICKS and isinstance(func.value, cst.Name)
+            if not (python or picks):
+                return False
+        stack.extend(current.children)
+    return True
+
+
+def _builds_string(operation: cst.BinaryOperation) -> bool:
+    """``'ensemble_' + str(i + 1) + '_' + feature``: a key built from strings (at trace time, in Python)."""
+    if not isinstance(operation.operator, (cst.Add, cst.Modulo)):
+        return False
+    for side in (operation.left, operation.right):
+        if isinstance(side, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return True
+        if isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "str":
+            return True
+        if isinstance(side, cst.BinaryOperation) and _builds_string(side):
+            return True
+    return False
 
 
 def is_trivial_function(expr: cst.BaseExpression, model: Optional[ModuleModel] = None,
@@ -251,9 +311,14 @@ def _plain_test(test: cst.BaseExpression) -> bool:
 
 
 def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo], depth: int) -> bool:
-    """A layout op (`tf.expand_dims(y, -1)`), or a same-file function that only regroups
-    (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
+    """A layout op (`tf.expand_dims(y, -1)`), a one-hot encoding of a label picked from the element to
+    a depth the code writes small (`lambda image, label: (image, tf.one_hot(label, depth=8))`: a vector
+    of a few floats per element while the image passes through, as cheap as the pick), or a same-file
+    function that only regroups (`labeler(ex, i)` returning `ex, tf.cast(i, tf.int64)`)."""
     if model.call_name(call) in LAYOUT_OPS:
+        return True
+    if model.call_name(call) == _ONE_HOT and _small_depth(model, call) and call.args and \
+            isinstance(call.args[0].value, (cst.Name, cst.Subscript)):
         return True
     return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
         model.lookup_function(call.func.value, scope) is not None and \

@@ -14,7 +14,10 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.generators import draws_only
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import assigned_name, name_uses
-from tflint_perf.analysis.pipelines.map_functions import only_moves_values, only_reshapes
+from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.pipelines.map_functions import (
+    is_trivial_function, only_moves_values, only_reshapes, runs_no_ops,
+)
 from tflint_perf.analysis.pipelines.sources import PREFETCHED_SOURCES
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State, maximal
 
@@ -75,7 +78,12 @@ class StatePredicates:
         if op.name not in MAP_OPS:
             return False
         function = argument(op.call, "map_func", 0)
-        return function is not None and isinstance(function.value, cst.Lambda) and _selects(function.value.body)
+        if function is None:
+            return False
+        if isinstance(function.value, cst.Lambda) and _selects(function.value.body):
+            return True
+        # `def stack_features(features, label)` copying dict entries under new keys: no op either
+        return runs_no_ops(function.value, self.model, self.scope_of(op.call))
 
     def _reshapes_batch(self, op: Op, state: State) -> bool:
         """A `map` over whole batches whose function only reshapes them (big_transfer's `reshape_for_keras`
@@ -87,20 +95,58 @@ class StatePredicates:
         function = argument(op.call, "map_func", 0)
         return function is not None and only_reshapes(function.value, self.model, self.scope_of(op.call))
 
-    def does_work(self, state: State) -> bool:
+    def does_work(self, state: State, depth: int = 0) -> bool:
         """False when the state only slices in-memory tensors and regroups them (`from_tensor_slices
-        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap."""
+        ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap.
+        Over a toy dataset (``DataSizes.is_toy_dataset``: scikit-learn's digits, Iris, a few thousand
+        points), maps that only pick or do element-wise arithmetic are no work either: a pass over
+        the whole set is a megabyte of cheap ops. A `Dataset.zip` does work when a zipped part does."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
         name = self.model.call_name(source.node)
         if name == "tf.data.Dataset.from_generator" and draws_only(self.model, source.node, self.scope_of(source.node)):
             return False  # `from_generator(random_vectors)`: made-up elements, nothing to overlap
+        if name == "tf.data.Dataset.zip":
+            parts = self._zipped_parts(state)
+            if not parts or depth >= _ZIP_DEPTH or any(self.does_work(part, depth + 1) for part in parts):
+                return True
+            return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
         if name not in IN_MEMORY_SOURCES:
             return True
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
-        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
+        toy = self._toy_source(state)
+        return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
+                   and not (toy and self._cheap_map(op)) for op in state.ops)
+
+    def _zipped_parts(self, state: State) -> List[State]:
+        """The pipelines a `Dataset.zip` source pairs (`zip((images, labels))`): the longest states
+        zipped into it."""
+        zip_call = state.source.node
+        return maximal([other for other in self.states() if zip_call in self.zipped_into.get(other, ())])
+
+    def _toy_source(self, state: State) -> bool:
+        """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
+        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`."""
+        source = state.source.node
+        # Not `from_tensors(x).repeat()`: one element replayed for ever, whatever its size.
+        slices = isinstance(source, cst.Call) and self.model.call_name(source) == "tf.data.Dataset.from_tensor_slices"
+        data = argument(source, "tensors", 0) if slices else None
+        if data is None:
+            return False
+        site = self.model.site_of(source)
+        return site is not None and DataSizes(self.model).is_toy_dataset(data.value, site.function, site.place)
+
+    def _cheap_map(self, op: Op) -> bool:
+        """A map whose function only picks or reshapes (`lambda z: tf.one_hot(z, 10)`), or casts, scales
+        and one-hot encodes: on a toy dataset's elements, microseconds in all."""
+        if op.name not in MAP_OPS:
+            return False
+        function = argument(op.call, "map_func", 0)
+        scope = self.scope_of(op.call)
+        return function is not None and (is_trivial_function(function.value, self.model, scope) or only_moves_values(
+            function.value, self.model, scope, arithmetic=True))
 
     def draws_noise(self, state: State) -> bool:
         """The state makes up its elements (``synthetic``) and its maps only draw random vectors or
@@ -124,11 +170,20 @@ class StatePredicates:
         and next to nothing to overlap. Decoding, image ops, `py_function` are work; so is a map after a
         `batch` that only chunks a sequence (`batch(seq_len + 1).map(split).shuffle(n).batch(64)`: it
         runs once per training example)."""
-        source = state.source
-        if source.kind != "call" or not isinstance(source.node, cst.Call) \
-                or self.model.call_name(source.node) not in IN_MEMORY_SOURCES:
+        if not self._in_memory(state):
             return False
         return self.cheap_batch_map(state, call)
+
+    def _in_memory(self, state: State, depth: int = 0) -> bool:
+        """The state slices arrays in memory, or zips pipelines that all do (`zip((source, target))`)."""
+        source = state.source
+        if source.kind != "call" or not isinstance(source.node, cst.Call):
+            return False
+        name = self.model.call_name(source.node)
+        if name == "tf.data.Dataset.zip" and depth < _ZIP_DEPTH:
+            parts = self._zipped_parts(state)
+            return bool(parts) and all(self._in_memory(part, depth + 1) for part in parts)
+        return name in IN_MEMORY_SOURCES
 
     def cheap_batch_map(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` is a map over the batches the consumer gets, from any source, whose function
@@ -141,9 +196,25 @@ class StatePredicates:
             return False
         if any(op.name in BATCHING_OPS | _UNBATCHING_OPS for op in state.ops_after(call)):
             return False
-        function = argument(call, "map_func", 0)
+        function = self._map_function(call)
         return function is not None and self.runs_per_batch(state, call) and \
-            only_moves_values(function.value, self.model, self.scope_of(call), arithmetic=True)
+            only_moves_values(function, self.model, self.scope_of(call), arithmetic=True)
+
+    def _map_function(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The function a map runs: its argument, or, for a name whose one binding reaching the map is
+        `functools.partial(f, head_name=...)` with settings bound by keyword, ``f`` (what it computes)."""
+        function = argument(call, "map_func", 0)
+        if function is None or not isinstance(function.value, cst.Name):
+            return function.value if function is not None else None
+        site = self.model.site_of(call)
+        bindings = self.model.reaching(function.value.value, site.function, site.place, site.lambdas) \
+            if site is not None else None
+        if bindings and len(bindings) == 1 and bindings[0].kind == "assign":
+            bound = bindings[0].value
+            if isinstance(bound, cst.Call) and self.model.call_name(bound) == "functools.partial" and bound.args \
+                    and bound.args[0].keyword is None and all(arg.keyword is not None for arg in bound.args[1:]):
+                return bound.args[0].value
+        return function.value
 
     def _regroups(self, op: Op) -> bool:
         """A regrouping op, also spelled `apply(tf.contrib.data.batch_and_drop_remainder(n))` (TF1)."""
@@ -214,10 +285,23 @@ class StatePredicates:
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return False
+        if self.model.call_name(source.node) == "tf.data.Dataset.zip":
+            # `zip((sources.batch(16), targets.batch(16))).map(concat_halves)`: pairs of batches
+            parts = self._zipped_parts(state)
+            return bool(parts) and all(self._ends_batched(part) for part in parts)
         if self.model.call_name(source.node) not in _BATCHED_SOURCES:
             return False
         size = keyword_argument(source.node, "batch_size")
         return size is None or not (isinstance(size.value, cst.Name) and size.value.value == "None")
+
+    def _ends_batched(self, state: State) -> bool:
+        """A `batch` is the state's last op but for reorderings (`batch(16).repeat()`)."""
+        for op in reversed(state.ops):
+            if op.name in BATCHING_OPS:
+                return True
+            if op.name not in PREFETCH_TRANSPARENT | {"prefetch"}:
+                return False
+        return False
 
     def first_on_zip(self, state: State, call: cst.Call) -> bool:
         """The op ``call`` is the first on a `Dataset.zip` of pipelines: its function sees the zipped
