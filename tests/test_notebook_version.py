@@ -50,6 +50,13 @@ def result(text: str) -> list:
         (["pip install tensorflow==1.15.5"], (1, 15)),
         (["!pip install -U tf-nightly-2.0-preview"], (2, 0)),
         (["%tensorflow_version 1.x\nimport tensorflow as tf"], (1, 15)),
+        # Selecting Colab's 2.x: needed only while Colab's default was 1.x (to March 2020), so 2.0 or 2.1;
+        # weaker than a printed version or an install (dlaicourse's TF Datasets course, trekhleb's experiments).
+        (["%tensorflow_version 2.x\nimport tensorflow as tf"], (2, 0)),
+        (["try:\n  %tensorflow_version 2.x\nexcept Exception:\n  pass"], (2, 0)),
+        (["%tensorflow_version 2.x", ("print(tf.__version__)", stdout("2.2.0\n"))], (2, 2)),
+        (["%tensorflow_version 2.x", "!pip install tensorflow==2.4.1"], (2, 4)),
+        (["# %tensorflow_version 2.x\nimport tensorflow as tf"], None),
         # Saved outputs of `tf.__version__` (a keras version printed beside it is not TensorFlow's).
         ([("import tensorflow as tf\nprint(tf.__version__)", stdout("2.0.0-alpha0\n"))], (2, 0)),
         ([("print(tf.__version__)\nprint(tf.keras.__version__)", stdout("2.0.0\n2.2.4-tf\n"))], (2, 0)),
@@ -86,7 +93,6 @@ def result(text: str) -> list:
         # Nothing declared.
         (["#!pip install tensorflow==2.0.0-beta0\nimport tensorflow as tf"], None),
         (["try:\n  !pip install tf-nightly\nexcept Exception:\n  pass"], None),
-        (["%tensorflow_version 2.x\nimport tensorflow as tf"], None),
         (["!pip install tensorflow-datasets==4.0.1 tensorflow-addons==0.8"], None),
         ([("print(tf.__version__)", [])], None),
         ([("print(np.__version__)", stdout("1.16.4\n"))], None),
@@ -216,3 +222,60 @@ def test_siblings_version_does_not_override_a_notebooks_own_tensorflow_1_code(tm
         ("eager.ipynb", True)]  # the code that may run on TensorFlow 2 takes the siblings' version
     run_cli("check", "--isolated", "--no-cache", "--select", "TFP402", "--fix", "graph.ipynb", cwd=course)
     assert (course / "graph.ipynb").read_text() == tf1
+
+
+def test_selecting_colabs_2x_is_a_saved_output_that_dependency_files_outrank(tmp_path):
+    # handson-ml2's notebooks select Colab's 2.x, but its requirements.txt asks for 2.6: the file decides.
+    found = notebook_version(notebook("%tensorflow_version 2.x\nimport tensorflow as tf"))
+    assert found.saved_output and "`%tensorflow_version 2.x`, cell 1" in found.evidence
+    (tmp_path / "chapter.ipynb").write_text(notebook("try:\n  %tensorflow_version 2.x\nexcept Exception:\n  pass",
+                                                     "import tensorflow as tf", MLP))
+    assert _codes_by_file(tmp_path, "chapter.ipynb") == []  # 2.0: no `steps_per_execution`
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.6\n")
+    assert _codes_by_file(tmp_path, "chapter.ipynb") == ["chapter.ipynb"]
+
+
+def _course(tmp_path, declarations):
+    """dlaicourse's shape: a first lesson at the top that declares nothing, and week folders whose
+    notebooks declare (``declarations``: one notebook's first cell each)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "Course 1 - Lesson 2.ipynb").write_text(notebook("import tensorflow as tf", MLP))
+    for number, cell in enumerate(declarations):
+        week = tmp_path / "In Practice" / f"Week {number}"
+        week.mkdir(parents=True)
+        (week / f"Week{number}.ipynb").write_text(notebook(cell, "import tensorflow as tf"))
+
+
+def test_a_notebook_whose_directory_says_nothing_takes_what_its_projects_notebooks_agree_on(tmp_path):
+    # dlaicourse: its top-level lessons declare nothing; its week notebooks select Colab's 2.x or
+    # install the 2.0 previews, and one kept from a TensorFlow 1 edition printed 1.12.
+    _course(tmp_path, ["%tensorflow_version 2.x", ("print(tf.__version__)", stdout("2.0.0-beta1\n")),
+                       "%tensorflow_version 2.x", "%tensorflow_version 2.x", ("print(tf.__version__)", stdout("1.12.0\n"))])
+    assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == []
+    shown = run_cli("check", "--isolated", "--show-settings", "Course 1 - Lesson 2.ipynb", cwd=tmp_path).stdout
+    assert "target-version 2.0 (" in shown and "4 of the 5 notebooks of the project" in shown
+    search = VersionSearch()
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    assert search.project_version(lesson, str(tmp_path.resolve())).version == (2, 0)
+    # The one-file entry points (the language server, flake8) find the same project by its marker.
+    from tflint_perf.project.tf_version import infer_for_file
+    assert infer_for_file(tmp_path / "Course 1 - Lesson 2.ipynb").version == (2, 0)
+
+
+@pytest.mark.parametrize("declarations", [
+    ["%tensorflow_version 2.x"],  # one declaring notebook: may be its own need
+    [("print(tf.__version__)", stdout("2.3.0\n")), ("print(tf.__version__)", stdout("1.15.0\n"))],  # split majors
+    # tensorflow/docs' migration guides pin 2.9, 2.10, 2.11 for their own needs: a pin is the notebook's own.
+    ["!pip install tensorflow==2.9", "!pip install tensorflow==2.10", "!pip install tensorflow==2.11"],
+])
+def test_a_project_whose_notebooks_do_not_agree_says_nothing(tmp_path, declarations):
+    _course(tmp_path, declarations)
+    assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == ["Course 1 - Lesson 2.ipynb"]
+
+
+def test_the_projects_notebooks_answer_the_oldest_of_the_major_they_agree_on(tmp_path):
+    # ml-design-patterns: one chapter's notebook printed 2.2, another 2.3; the others declare nothing.
+    _course(tmp_path, [("print(tf.__version__)", stdout("2.3.0\n")), ("print(tf.__version__)", stdout("2.2.0\n"))])
+    search = VersionSearch()
+    found = search.project_version(str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve()), str(tmp_path.resolve()))
+    assert found.version == (2, 2) and found.from_siblings and found.saved_output

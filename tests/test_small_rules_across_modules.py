@@ -134,3 +134,29 @@ def test_an_override_that_calls_back_the_base_class_loop_is_still_reported(tmp_p
     result = run_cli("check", "--no-cache", "--select", "TFP002,TFP203", ".", cwd=root)
     assert "TFP002" not in result.stdout, result.stdout
     assert _findings(root, "TFP203") == {("main.py", 12)}
+
+
+# keras-YOLOv3-model-set's ImageNet trainer: the backbone builder lives in another module of the
+# project and returns a tf.keras functional `Model(...)`; the trainer fits it with `fit_generator`.
+_BACKBONE = (
+    "from {keras}.models import Model\nfrom {keras}.layers import Input, Dense\n\n"
+    "def ShuffleNet(input_shape, include_top=True):\n    inputs = Input(shape=input_shape)\n"
+    "    model = Model(inputs, Dense(10)(inputs), name='shufflenet')\n    return model\n"
+)
+_TRAINER = (
+    "import tensorflow as tf\nfrom shufflenet import ShuffleNet\n\n"
+    "model = ShuffleNet(input_shape=(224, 224, 3))\nmodel.compile(optimizer='adam', loss='categorical_crossentropy')\n"
+    "model.fit_generator(train_generator, steps_per_epoch=100, epochs=10)\n"
+)
+
+
+def test_fit_generator_on_a_tf_keras_model_another_module_builds_is_reported(tmp_path):
+    root = _project(tmp_path, {"shufflenet.py": _BACKBONE.format(keras="tensorflow.keras"), "train.py": _TRAINER,
+                               "requirements.txt": "tensorflow>=2.4\n"})
+    assert _findings(root, "TFP402") == {("train.py", 6)}
+
+
+def test_fit_generator_on_a_standalone_keras_model_of_another_module_needs_a_known_version(tmp_path):
+    # Standalone Keras follows TensorFlow's version only from 2.6: with no version known, silent.
+    root = _project(tmp_path, {"shufflenet.py": _BACKBONE.format(keras="keras"), "train.py": _TRAINER})
+    assert _findings(root, "TFP402") == set()

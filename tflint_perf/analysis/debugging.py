@@ -26,12 +26,16 @@ def is_debug_guarded(module: cst.Module, place: Place) -> bool:
     return False
 
 
+def is_training_call(model: ModuleModel, call: cst.Call) -> bool:
+    """``model.fit(...)``, ``train_on_batch``, ``opt.apply_gradients`` / ``minimize``: a training step."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_METHODS
+
+
 def module_trains(model: ModuleModel) -> bool:
     """The module trains something: it calls ``fit`` / ``train_on_batch`` / ``apply_gradients`` /
     ``minimize`` or opens a ``tf.GradientTape``. A guide that only demonstrates an API does not."""
     for site in model.calls:
-        func = site.node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_METHODS:
+        if is_training_call(model, site.node):
             return True
         if model.call_name(site.node) == "tf.GradientTape":
             return True

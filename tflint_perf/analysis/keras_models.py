@@ -231,12 +231,11 @@ class KerasModels:
                     base = _first_base(model, cls, MODEL_CLASSES.__contains__, depth + 1)
                     return [self._keras_of(base) if base is not None else None]
                 if function is not None:
-                    if not function.returns or any(ret.node.value is None for ret in function.returns):
-                        return [None]
-                    found: List[Optional[str]] = []
-                    for ret in function.returns:
-                        found += self._origins(ret.node.value, function, ret.place, (), depth + 1)
-                    return found
+                    return self._returned_origins(function, depth)
+            foreign = model.foreign(expr.func, scope)
+            if isinstance(foreign, FunctionInfo) and foreign.model is not None and foreign.model is not model:
+                # `model = ShuffleNet(input_shape=...)`, the project's `shufflenet.py` returning `Model(...)`
+                return foreign.model.keras_models._returned_origins(foreign, depth)  # type: ignore[attr-defined]
             return [None]
         if isinstance(expr, cst.Name):
             bindings = model.reaching(expr.value, scope, place, lambdas)
@@ -256,6 +255,15 @@ class KerasModels:
                 found += [None] if isinstance(value, cst.Name) else self._origins(value, None, _AFTER_EVERYTHING, (), depth + 1)
             return found
         return [None]
+
+    def _returned_origins(self, function: FunctionInfo, depth: int) -> List[Optional[str]]:
+        """The Keras of every model a function of this module returns (None for a bare ``return``)."""
+        if not function.returns or any(ret.node.value is None for ret in function.returns):
+            return [None]
+        found: List[Optional[str]] = []
+        for ret in function.returns:
+            found += self._origins(ret.node.value, function, ret.place, (), depth + 1)
+        return found
 
     def _binding_origins(self, binding: Binding, depth: int) -> List[Optional[str]]:
         if binding.kind != "assign" or binding.value is None:

@@ -19,12 +19,13 @@ few samples. ``StepLoops`` answers, from the collector's records:
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from tflint_perf.analysis.arguments import int_literal
 from tflint_perf.analysis.cross_validation import CrossValidation
+from tflint_perf.analysis.debugging import is_training_call
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
@@ -37,6 +38,7 @@ _EPOCH_COUNT = re.compile(r"^(?:n|nb|num|max|total)?_?epochs?$", re.IGNORECASE)
 _PLOTTING = frozenset({"imshow", "subplot", "subplots", "show", "plot", "savefig", "figure", "title", "axis",
                        "add_subplot", "set_title", "display", "scatter", "hist", "render"})
 _SCALING = (cst.Multiply, cst.Divide, cst.FloorDivide)
+_TRAINING_DEPTH = 3  # calls followed from a loop's body to a training step
 _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs, not a loop over data
 # A statement that an `if counter % N == 0` guard runs every Nth iteration of its loop, N at least this
 # (a literal or a module constant), is periodic work: evaluation every second epoch or rarer is not the
@@ -146,6 +148,7 @@ class StepLoops:
             for loop in site.loops:
                 self._calls_in_loop.setdefault(loop, []).append(site)
         self._inspected: Optional[frozenset] = None
+        self._trains: Dict[LoopNode, bool] = {}
         self.cross_validation = CrossValidation(model)
 
     # -- which loops repeat work ------------------------------------------------------------------
@@ -265,9 +268,12 @@ class StepLoops:
         return name.startswith(("plt.", "matplotlib.")) or name.rsplit(".", 1)[-1] in _PLOTTING
 
     def inspects(self, loop: LoopNode, trains: bool = False) -> bool:
-        """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples."""
+        """A loop over ``ds.take(n)`` or made of plotting calls: a look at a few samples. A loop that
+        draws and also trains (a gym episode loop calling ``env.render()`` each step and fitting the
+        agent's models: Advanced-Deep-Learning-with-Keras' policy-gradient agents) is training shown
+        as it runs, not a look."""
         if any(self.plots(site) for site in self._calls_in_loop.get(loop, [])):
-            return True
+            return not self.trains(loop)
         if trains:
             return False
         if self._inspected is None:
@@ -276,6 +282,31 @@ class StepLoops:
                 c.node for c in consumptions if c.kind == "for" and c.purpose == Purpose.INSPECTION
             )
         return loop in self._inspected
+
+    def trains(self, loop: LoopNode) -> bool:
+        """A call in the loop's body runs a training step (``fit``, ``train_on_batch``,
+        ``apply_gradients``, ``minimize``), itself or in a function of the file it calls, a few calls deep
+        (``agent.train_by_episode()`` whose method fits the actor and the value models)."""
+        if loop not in self._trains:
+            self._trains[loop] = any(self._runs_training(site, 0, set()) for site in self._calls_in_loop.get(loop, []))
+        return self._trains[loop]
+
+    def _runs_training(self, site: CallSite, depth: int, seen: Set[FunctionInfo]) -> bool:
+        if is_training_call(self.model, site.node):
+            return True
+        if depth >= _TRAINING_DEPTH:
+            return False
+        target = self.model.call_graph.callee(site.node)
+        # `agent.train(item)` on whichever agent class a setup function made: every method of that
+        # name in the file's classes trains (and there is one).
+        func = site.node.func
+        targets = [target] if target is not None else [
+            cls.methods[func.attr.value] for cls in self.model.classes.values() if func.attr.value in cls.methods
+        ] if isinstance(func, cst.Attribute) else []
+        fresh = [found for found in targets if found not in seen]
+        seen.update(fresh)
+        return bool(targets) and len(fresh) == len(targets) and all(
+            any(self._runs_training(inner, depth + 1, seen) for inner in self.model.calls_in(found)) for found in fresh)
 
     def inspects_in(self, function: FunctionInfo) -> List[CallSite]:
         """The plotting calls of a function (a helper that shows what it computes)."""

@@ -10,8 +10,14 @@ of ``text/`` keeps no outputs, and the project layer does not import it):
   read as a requirements line is (``requirement.py``), or selects Colab's 1.x
   (``%tensorflow_version 1.x``: Colab's TensorFlow 1 was 1.15). A declaration as strong as a
   requirements line; a commented-out line (``#!pip install ...``) declares nothing, nor does an
-  unpinned ``!pip install tf-nightly``, nor ``%tensorflow_version 2.x`` (any 2.x Colab had, from 2.0
-  in 2019 to 2.8 in 2022: it says 2, not which);
+  unpinned ``!pip install tf-nightly``;
+- a cell selects Colab's 2.x (``%tensorflow_version 2.x``): a notebook needed that only while
+  Colab's default was TensorFlow 1, from the magic's arrival with TensorFlow 2.0 (autumn 2019) to
+  the switch of the default to 2.x (March 2020, TensorFlow 2.2), so it was written for 2.0 or 2.1.
+  The line stayed harmless for two years after and was copied into later notebooks, so it is weaker
+  than a saved output: it counts only where the notebook installs nothing and printed no version,
+  and, as a saved output, only where no dependency file declares TensorFlow (handson-ml2's
+  notebooks select 2.x; its requirements.txt asks for 2.6);
 - a cell printing (or, on its last line, displaying) ``tf.__version__`` kept its output: ``2.0.0-alpha0``, ``tf version: 1.12.0``,
   ``• Using TensorFlow Version: 2.1.0``: the TensorFlow the notebook last ran on (a Keras version
   printed beside it, ``2.2.4-tf``, is not TensorFlow's).
@@ -46,6 +52,8 @@ _PIP = re.compile(r"^pip(?:\d+(?:\.\d+)?)?$")
 # What runs pip as a module: `python -m pip`, `python3.8 -m pip`, `!{sys.executable} -m pip`.
 _PYTHON = re.compile(r"^(?:.*/)?python[\d.]*$|^\{sys\.executable\}$")
 _COLAB_MAGIC = re.compile(r"^\s*%?tensorflow_version\s+(\d+)\.x\s*$")
+# What `%tensorflow_version 2.x` gave while a notebook needed it: the oldest of 2.0 and 2.1.
+_COLAB_TWO = (2, 0)
 # A line that shows what it computes: a print or display call.
 _PRINT_CALL = re.compile(r"(?<![\w.])(?:print|display)\s*\(")
 _PRINTS_VERSION = re.compile(r"\b(?:tf|tensorflow)\.__version__\b")
@@ -89,7 +97,9 @@ def notebook_version(text: str) -> Optional[NotebookVersion]:
             found = _printed(source, cell.get("outputs"), number)
             if found is not None:
                 printed.append(found)
-    found_in = declared or printed
+    found_in = declared or printed or [found for number, cell in enumerate(cells, 1)
+                                       if isinstance(cell, dict) and cell.get("cell_type") == "code"
+                                       for found in _selected(_text(cell.get("source")), number)]
     return min(found_in, key=lambda found: found.version) if found_in else None
 
 
@@ -105,6 +115,15 @@ def _installed(source: str, cell: int) -> Iterator[NotebookVersion]:
             version = lower_bound(argument)  # the requirement parser the dependency files are read with
             if version in RELEASED_TENSORFLOW:
                 yield NotebookVersion(version, f"installs `{argument}` (cell {cell})")  # type: ignore[arg-type]
+
+
+def _selected(source: str, cell: int) -> Iterator[NotebookVersion]:
+    """``%tensorflow_version 2.x``: Colab's 2.x of the months the default was 1.x (2.0, then 2.1)."""
+    for line in source.splitlines():
+        magic = _COLAB_MAGIC.match(line)
+        if magic is not None and magic.group(1) == "2":
+            yield NotebookVersion(_COLAB_TWO, f"selects Colab's TensorFlow 2 (`%tensorflow_version 2.x`, cell {cell}), "
+                                  "as notebooks did while Colab's default was 1.x (to March 2020: 2.0 and 2.1)", True)
 
 
 def _install_arguments(line: str) -> List[str]:

@@ -27,6 +27,19 @@ notebooks of dlaicourse install ``tf-nightly-2.0-preview`` or printed ``2.0.0-be
 them). It takes at least two siblings that declare one and the same minor version: a lone
 declaration may be that notebook's own need (one migration guide pinning 2.9 among twenty), and
 siblings that disagree (a tutorial series run on 1.1 to 2.1 over the years) say nothing.
+
+Where its directory says nothing either, it takes what the notebooks of its whole project declare
+(``project_version``): a course or a book keeps its notebooks in chapter or week folders and shows
+its TensorFlow in some of them, not in the one at hand (dlaicourse's first lessons declare nothing;
+29 of its week notebooks select Colab's 2.x, others printed 2.0.0-beta1). Only what the notebooks
+ran on counts there (saved outputs of ``tf.__version__``, Colab's ``%tensorflow_version``): a pinned
+install far from the notebook at hand is that notebook's own need (tensorflow/docs' migration
+guides pin 2.9, 2.10 and 2.11 among 185 notebooks for the current TensorFlow). It takes at least
+two such notebooks, of which at least three in four name one major version, and answers the
+oldest they name (a requirement's lower bound: what the course must run on). A minority of the
+other major (one TensorFlow 1 notebook kept from an earlier edition) does not speak for the rest;
+a project split between majors says nothing. As the siblings', the answer is a guess about the
+notebook, which TensorFlow 1 code in the notebook outranks.
 """
 
 from __future__ import annotations
@@ -44,6 +57,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
+from tflint_perf.project.index import project_root
 from tflint_perf.project.notebook_version import notebook_version
 from tflint_perf.project.requirement import Version, lower_bound
 
@@ -55,6 +69,8 @@ _MAX_LEVELS = 12
 # Siblings of a notebook read for their declarations: a directory of more is a dump, not one course.
 _MAX_SIBLINGS = 64
 _MIN_SIBLINGS = 2  # declaring siblings needed: one may be that notebook's own need
+_MAX_PROJECT_NOTEBOOKS = 512  # notebooks of a project read for its consensus: more is a collection of projects
+_PROJECT_MAJORITY = 0.75  # share of the declaring notebooks that must name one major version
 # A file modified this recently may be modified again within the file system's timestamp granularity
 # without its stat changing: its bound is not remembered by stat (as git treats "racily clean" files).
 RACY_NS = 2_000_000_000
@@ -97,7 +113,11 @@ def infer_for_file(path: Path) -> Optional[InferredVersion]:
         found = _notebook(real, status.st_mtime_ns, status.st_size) if status is not None else None
         if found is not None and not found.saved_output:
             return found
-        return infer_tensorflow_version(path.parent) or found or VersionSearch().sibling_version(real)
+        found = infer_tensorflow_version(path.parent) or found
+        if found is None:
+            search = VersionSearch()
+            found = search.sibling_version(real) or search.project_version(real, str(project_root(Path(real))))
+        return found
     return infer_tensorflow_version(path.parent if path.suffix else path)
 
 
@@ -123,6 +143,7 @@ class VersionSearch:
         self._is_root: Dict[str, bool] = {}
         self._listed: Dict[str, Optional[Set[str]]] = {}
         self._siblings: Dict[str, List[Tuple[str, InferredVersion]]] = {}
+        self._projects: Dict[str, List[Tuple[str, InferredVersion]]] = {}
         self._started = time.time_ns()
 
     def infer(self, directory: str) -> Optional[InferredVersion]:
@@ -164,6 +185,44 @@ class VersionSearch:
         evidence = (f"{len(declared)} notebooks beside it declare {first.version[0]}.{first.version[1]}, as "
                     f"{first.source.name} {first.evidence}")
         return InferredVersion(first.version, Path(real), evidence, saved_output=True, from_siblings=True)
+
+    def project_version(self, real: str, top: str) -> Optional[InferredVersion]:
+        """The oldest TensorFlow the notebooks of the project under ``top`` declare (``real`` aside),
+        when at least two declare and three in four of them name one major version (the module's
+        docstring says why); None otherwise."""
+        declared = [found for path, found in self._project_notebooks(top) if path != real]
+        if len(declared) < _MIN_SIBLINGS:
+            return None
+        majors: Dict[int, List[InferredVersion]] = {}
+        for found in declared:
+            majors.setdefault(found.version[0], []).append(found)
+        major = max(majors.values(), key=len)
+        if len(major) < _PROJECT_MAJORITY * len(declared):
+            return None
+        oldest = min(major, key=lambda found: found.version)
+        evidence = (f"{len(major)} of the {len(declared)} notebooks of the project that declare a TensorFlow name "
+                    f"{oldest.version[0]}.x, the oldest {oldest.version[0]}.{oldest.version[1]}: "
+                    f"{os.path.relpath(oldest.source, top)} {oldest.evidence}")
+        return InferredVersion(oldest.version, Path(real), evidence, saved_output=True, from_siblings=True)
+
+    def _project_notebooks(self, top: str) -> List[Tuple[str, InferredVersion]]:
+        """The notebooks under ``top`` (hidden directories aside) that show the TensorFlow they ran on
+        (a saved output, Colab's magic; not a pin), by real path, read once per project; none when the project holds more than ``_MAX_PROJECT_NOTEBOOKS``."""
+        if top not in self._projects:
+            paths: List[str] = []
+            for directory, subdirectories, names in os.walk(top):
+                subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
+                paths.extend(os.path.join(directory, name) for name in sorted(names) if name.endswith(NOTEBOOK_SUFFIX))
+                if len(paths) > _MAX_PROJECT_NOTEBOOKS:
+                    break
+            found: List[Tuple[str, InferredVersion]] = []
+            if len(paths) <= _MAX_PROJECT_NOTEBOOKS:
+                for path in paths:
+                    declared = self.notebook(os.path.realpath(path))
+                    if declared is not None and declared.saved_output:  # where it ran, not a pin of its own
+                        found.append((os.path.realpath(path), declared))
+            self._projects[top] = found
+        return self._projects[top]
 
     def _declaring_notebooks(self, directory: str) -> List[Tuple[str, InferredVersion]]:
         """The notebooks of a directory that declare a TensorFlow, by name (read once per directory)."""

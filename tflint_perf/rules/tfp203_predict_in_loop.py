@@ -65,6 +65,15 @@ _AGENTS = (
     "    done = False\n    while not done:\n        state = np.reshape(state, [1, 2])\n"
     "        action = agent.act(state)\n        state, reward, done, _ = env.step(action)\n"
 )
+# The same agents' episode loop drawing the environment every step (`env.render()`) and training each
+# agent's models as it goes (`agent.train(...)`, every class's `train` fitting): training shown as it
+# runs, not a look at a few samples. Without the training it is a demo of a trained agent.
+_RENDERED = _AGENTS.replace(
+    "    def act(self, state):", "    def train(self, state, action):\n        self.actor_model.fit(state, action)\n\n"
+    "    def act(self, state):").replace(
+    "        action = agent.act(state)\n", "        action = agent.act(state)\n        env.render()\n"
+    "        agent.train(state, action)\n")
+_DEMO = _AGENTS.replace("        action = agent.act(state)\n", "        action = agent.act(state)\n        env.render()\n")
 # Double DQN: the subclass overrides the target computation that the base class's replay loop calls
 # once per replayed sample, on the base's models.
 _DDQN = (
@@ -134,7 +143,9 @@ build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a para
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
 parameter of a function nobody in the file calls, is not reported.
 
-Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`,
+Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
+draws what it computes unless it also trains, as a gym episode loop calling `env.render()` and fitting
+the agent does,
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
 what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
 the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
@@ -183,6 +194,8 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     )
 
     valid = (
+        # A trained agent's episodes drawn step by step (`env.render()`), nothing trained: a demo.
+        Valid(_DEMO),
         # Once per epoch on a fixed validation set: the input does not change in the loop.
         Valid(_KERAS + "for epoch in range(10):\n    model.fit(x_train, y_train)\n    preds = model.predict(x_val)\n"),
         # A few samples drawn for a plot.
@@ -281,6 +294,7 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             _AGENTS,
             fixed=_AGENTS.replace("self.actor_model.predict(state)", "self.actor_model.predict_on_batch(state)"),
         ),
+        Invalid(_RENDERED, fixed=_RENDERED.replace("self.actor_model.predict(state)", "self.actor_model.predict_on_batch(state)")),
         # Double DQN: an override called from the base class's replay loop, per replayed sample, on a model
         # the base assigns.
         Invalid(_DDQN),

@@ -62,8 +62,10 @@ data not evidently small (a slice of at most 1,024 rows is a few dozen steps an 
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
 `steps_per_execution` (`target-version` or the version inferred from the project's dependency files,
-or from a notebook's own cells (a pinned `pip install`, the saved output of `tf.__version__`),
-or, for a notebook that declares none, the one at least two of its sibling notebooks agree on,
+or from a notebook's own cells (a pinned `pip install`, the saved output of `tf.__version__`,
+Colab's `%tensorflow_version 2.x`, which notebooks needed only while Colab's 2.x was 2.0 or 2.1),
+or, for a notebook that declares none, the one at least two of its sibling notebooks agree on, else
+the oldest that three in four of its project's notebooks ran on (a course's week folders),
 below 2.4: 2.2 and 2.3 have only `experimental_steps_per_execution`, 2.0 and 2.1 nothing; or
 TensorFlow 1 code as TFP401 recognises it). With the version unknown, the finding is made: set
 `target-version` for a project that declares its TensorFlow nowhere.
