@@ -395,6 +395,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             if not any(pipelines.does_work(state) for state in states):
                 continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
             every_epoch = pipelines.every_epoch(consumption)
+            if every_epoch and pipelines.reads_one_batch(consumption):
+                continue  # one validation batch per epoch (`skip(1).take(1)` of batches): nothing to overlap
             if not every_epoch and all(
                 pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states
             ):

@@ -20,7 +20,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
+from tflint_perf.analysis.loops import FEW_CALLS
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
@@ -291,8 +292,11 @@ class ConsumerRecognition:
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"
         x_arg = argument(call, "x", 0)
+        purpose = _MODEL_PURPOSES[method]
+        if method == "fit" and smoke_run(self.model, call):
+            purpose = Purpose.ONE_OFF  # a smoke run of a few steps: what it reads is never waited on for long
         if x_arg is not None:
-            self.consume(call, "model", description, self.eval(x_arg.value), _MODEL_PURPOSES[method], method)
+            self.consume(call, "model", description, self.eval(x_arg.value), purpose, method)
         if method == "fit":
             validation = keyword_argument(call, "validation_data")
             if validation is not None:
@@ -500,6 +504,30 @@ def numpy_view_of(model: ModuleModel, call: cst.Call) -> Optional[cst.BaseExpres
     if model.call_name(call) in _NUMPY_VIEW_FUNCTIONS and call.args and call.args[0].keyword is None:
         return call.args[0].value
     return None
+
+
+def smoke_run(model: ModuleModel, fit: cst.Call) -> bool:
+    """``fit`` runs a few steps in all (``fits_briefly``), and once: in no loop, in a function no loop calls."""
+    site = model.site_of(fit)
+    return (site is not None and not site.loops and not model.call_graph.loops_reaching(site.function)  # type: ignore[attr-defined]
+            and fits_briefly(fit, model.step_loops.fixed_integer))  # type: ignore[attr-defined]
+
+
+def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
+    """``model.fit(ds, steps_per_epoch=1, epochs=3)``: a run of at most ``FEW_CALLS`` steps in all, as
+    counts the source shows (``known``: a literal, a module constant) say; a smoke test that the model
+    and its input fit together, the training configuration being elsewhere. Its input, and the
+    validation it runs after each of its few epochs, are waited on a few times: no hot path."""
+    steps = keyword_value(fit, "steps_per_epoch")
+    steps_count = known(steps) if steps is not None else None
+    epochs_arg = argument(fit, "epochs", 3)
+    epochs = known(epochs_arg.value) if epochs_arg is not None else 1  # Keras' default
+    if steps_count is None or epochs is None or steps_count <= 0:
+        return False
+    initial = keyword_value(fit, "initial_epoch")
+    if initial is not None:
+        return False  # `epochs` is then the index to stop at, the run's length unseen here
+    return steps_count * epochs <= FEW_CALLS
 
 
 def _method_name(call: cst.Call) -> str:
