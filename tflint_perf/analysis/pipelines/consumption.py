@@ -295,12 +295,14 @@ class ConsumerRecognition:
         purpose = _MODEL_PURPOSES[method]
         if method == "fit" and smoke_run(self.model, call):
             purpose = Purpose.ONE_OFF  # a smoke run of a few steps: what it reads is never waited on for long
+        # `_eval_looped`: `x=ds.as_numpy_iterator()` reads `ds` batch by batch (`numpy_loop_reads`)
         if x_arg is not None:
-            self.consume(call, "model", description, self.eval(x_arg.value), purpose, method)
+            self.consume(call, "model", description, self._eval_looped(x_arg.value), purpose, method)
         if method == "fit":
             validation = keyword_argument(call, "validation_data")
             if validation is not None:
-                self.consume(call, "model", description, self.eval(validation.value), Purpose.EVALUATION, "validation")
+                self.consume(call, "model", description, self._eval_looped(validation.value), Purpose.EVALUATION,
+                             "validation")
 
     def eval_loop_iterable(self, loop: cst.For) -> Value:
         """What a ``for`` loop iterates. ``for x in tfe.Iterator(ds):`` reads ``ds`` through the loop alone,
