@@ -183,9 +183,10 @@ class PipelineIntent:
     def trains_whatever_the_path(self, consumption: Consumption) -> bool:
         """The consumer visibly trains, so a module named for evaluation, inference or visualisation
         (``files.path_purpose``) trains on what it reads: a Keras ``fit`` (``efficient_serving.ipynb``
-        fits the model it serves), or a TF1 iterator read by session runs that fetch a train op in a loop
+        fits the model it serves; `serving_function.ipynb` validates every epoch of that fit on the pipeline
+        it passes as ``validation_data``), or a TF1 iterator read by session runs that fetch a train op in a loop
         (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps before it exports embeddings)."""
-        if consumption.fits:
+        if consumption.fits or (consumption.kind == "model" and consumption.role == "validation"):
             return True
         return (consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING
                 and not consumption.elsewhere and self.iterator_reads.session_trains)  # type: ignore[attr-defined]
