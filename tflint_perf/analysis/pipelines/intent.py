@@ -7,7 +7,10 @@ epoch, and pipelines whose consumer is out of sight.
   on (a missing prefetch, a sequential map) counts it with training. Evaluation run once (``evaluate``,
   ``fit`` for one epoch) does not, nor evaluation an ``if (epoch + 1) % 5 == 0:`` runs every Nth epoch
   (``StepLoops.every_nth``, N known and at least 2); the same guard on a loop of steps (``if step % 500
-  == 0:``) still evaluates about once an epoch or more, and counts.
+  == 0:``) still evaluates about once an epoch or more, and counts. Nor validation read rarely
+  (``validates_rarely``: a few batches, at most 1,000 elements where the batch size is written) or by a
+  smoke run (``consumption.smoke_run``: a ``fit`` of a few steps in all); ``reads_one_batch`` says when a
+  pass reads a single batch, which a prefetch cannot overlap with anything.
 - *Built here, consumed elsewhere* (``purpose_unseen``). An ``input_fn``, ``make_train_dataset(files)``
   or an input reader's method returns its pipeline to Estimator, a trainer, a notebook or another
   package. What it is for is read off the pipeline itself: evaluation or inspection names around it
