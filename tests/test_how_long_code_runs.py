@@ -153,3 +153,26 @@ def test_validation_of_a_fit_counts_in_a_module_named_for_serving():
         "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(512)\nmodel.fit(train, epochs=10, validation_data=val)\n"
     )
     assert [d.code for d in lint(source, ["TFP101"], filename="serving_function.py")] == ["TFP101"]
+
+
+@pytest.mark.parametrize(
+    "rebinding, reported",
+    [
+        ("train_ds = load_dataset('train_cache')", False),  # another pipeline: the first is only looked at
+        ("train_ds = train_ds.batch(32)", True),  # the same pipeline, batched, is what fit reads
+    ],
+)
+def test_a_pipeline_looked_at_and_then_replaced_is_not_trained_on(rebinding, reported):
+    # tensorflow/text image_captioning.ipynb: prepare_dataset's pipeline is inspected, then replaced.
+    source = f"""
+        import tensorflow as tf
+        def prepare_dataset(ds):
+            return ds.shuffle(1000).map(lambda path, caption: (load_image(path), caption))
+        def load_dataset(path):
+            return tf.data.Dataset.load(path).shuffle(1000).prefetch(tf.data.AUTOTUNE)
+        train_ds = prepare_dataset(tf.data.TFRecordDataset(files))
+        train_ds.element_spec
+        {rebinding}
+        model.fit(train_ds, epochs=100)
+    """
+    assert bool(codes(source, ["TFP102"])) is reported

@@ -23,7 +23,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.loops import FEW_CALLS
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
-from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
 from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
 from tflint_perf.analysis.pipelines.summaries import substitute
 from tflint_perf.analysis.pipelines.values import (
@@ -38,7 +38,7 @@ from tflint_perf.analysis.pipelines.values import (
     join,
 )
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
-from tflint_perf.text.walk import walk
+from tflint_perf.text.walk import owning_statements, walk
 
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
@@ -284,10 +284,26 @@ class ConsumerRecognition:
         known = self.analysis._looked_at
         if (scope, name.value) not in known:
             known[scope, name.value] = only_looked_at(scope, name.value, INSPECTION_ATTRIBUTES)
-        if not known[scope, name.value]:
+        if not known[scope, name.value] and not (self.function is None and self._looked_at_until_rebound(name)):
             return False
         session = self.model.session
         return self.function is not None or session is None or not session.importers(self.model, [name.value])
+
+    def _looked_at_until_rebound(self, name: cst.Name) -> bool:
+        """At module level (a notebook's cells), the pipeline ``name`` holds here is only looked at before
+        a later top-level statement binds ``name`` to something else: tensorflow/text's image captioning
+        builds ``train_ds = prepare_dataset(...)``, reads its ``element_spec``, then trains on ``train_ds =
+        load_dataset(...)``; the reads after the rebinding are another pipeline's."""
+        body = list(self.model.module.body)
+        owners = owning_statements(body, {id(name)})
+        if owners is None:
+            return False
+        at = owners[id(name)]
+        start = next((i for i in range(at, -1, -1) if _binds(body[i], name.value)), None)
+        end = next((i for i in range(at + 1, len(body)) if _binds(body[i], name.value, afresh=True)), None)
+        if start is None or end is None:
+            return False
+        return only_looked_at(cst.Module(body=body[start:end]), name.value, INSPECTION_ATTRIBUTES)
 
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"
@@ -530,6 +546,14 @@ def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[i
     if initial is not None:
         return False  # `epochs` is then the index to stop at, the run's length unseen here
     return steps_count * epochs <= FEW_CALLS
+
+
+def _binds(statement: cst.CSTNode, name: str, afresh: bool = False) -> bool:
+    """``name = ...`` as a whole top-level line; with ``afresh``, a value that does not read ``name``
+    (``train_ds = load_dataset(path)``, not ``train_ds = train_ds.batch(32)``)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or assigned_name(statement) != name:
+        return False
+    return not afresh or name_uses(statement.body[0].value, name) == 0  # type: ignore[union-attr]
 
 
 def _method_name(call: cst.Call) -> str:
