@@ -85,6 +85,7 @@ def test_the_interpreter_follows_only_the_branch_that_runs():
         ("steps_per_epoch=1, epochs=3", True),
         ("steps_per_epoch=STEPS", True),  # a module constant, one epoch: 5 steps
         ("steps_per_epoch=5, epochs=3", False),  # 15 steps
+        ("steps_per_epoch=10", False),  # tensorflow/docs segmentation's ten-step fit is labelled training
         ("steps_per_epoch=1, epochs=args.epochs", False),  # a flag: the run decides
         ("epochs=3", False),  # steps unknown: the whole data each epoch
         ("steps_per_epoch=1, epochs=3, initial_epoch=1", False),
@@ -124,6 +125,8 @@ def test_a_smoke_sized_fit_repeated_by_a_loop_trains():
         ("val.batch(2000).take(1)", False),
         ("val.batch(2000).take(ONE)", False),
         ("val.batch(2000).take(2)", True),
+        # adventuresinML keras_eager_tf_2.py: in-memory rows batched by 5,000, then cast once per batch
+        ("tf.data.Dataset.from_tensor_slices(x).batch(5000).map(scale, 4).repeat(), validation_steps=3", False),
     ],
 )
 def test_how_much_validation_an_epoch_reads(validation, reported):

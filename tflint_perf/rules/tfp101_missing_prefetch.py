@@ -56,10 +56,11 @@ What the consumer is for decides (analysis/purpose.py): `fit` and loops that tra
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
 or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
-and at most 1,000 elements where the batch size is written: ten batches of 1,000 images are reported;
+and at most 1,000 elements where a map before a written batch size makes each element work: ten batches
+of 1,000 decoded images are reported, three batches of 5,000 in-memory rows mapped once per batch are not;
 `validation_freq=2` over 5 epochs) or one batch an epoch (`validation_steps=1`, `batched.skip(1).take(1)`:
-nothing to overlap), a smoke run of a `fit` of a few steps in all (`steps_per_epoch=1, epochs=3`, counts
-the source shows), code a constant rules out (`if False:`, `if DEBUG:` with `DEBUG = False`: it never
+nothing to overlap), a smoke run of a `fit` of at most five steps in all (`steps_per_epoch=1, epochs=3`,
+counts the source shows), code a constant rules out (`if False:`, `if DEBUG:` with `DEBUG = False`: it never
 runs), an evaluation loop run once (`test_step`,
 metric updates) or every Nth epoch (`if (epoch + 1) % print_freq == 0:`, N a literal or module
 constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting, a loop that only collects

@@ -21,7 +21,6 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
-from tflint_perf.analysis.loops import FEW_CALLS
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
 from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
@@ -68,6 +67,11 @@ DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
 ESTIMATOR_TRAIN_METHODS = frozenset({"train"})
 # `tf.estimator.TrainSpec(input_fn=f)` is handed to `train_and_evaluate`, which trains on `f`'s pipeline.
 TRAIN_SPEC_APIS = frozenset({"tf.estimator.TrainSpec", "tf.compat.v1.estimator.TrainSpec"})
+# A `fit` of at most this many steps in all is a smoke run (ml-design-patterns' `steps_per_epoch=1, epochs=3`
+# autoencoder check, the training job being elsewhere). Its first step traces the model, which outweighs
+# what a prefetch or a parallel map could save over the rest. Kept below `FEW_CALLS`: a tutorial's ten-step
+# fit (tensorflow/docs segmentation, sample weights) is labelled as training.
+_SMOKE_STEPS = 5
 # Calls that only look at data: a loop made of these is inspection, not training.
 _INSPECTION_CALLS = frozenset(
     {
@@ -532,7 +536,7 @@ def smoke_run(model: ModuleModel, fit: cst.Call) -> bool:
 
 
 def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
-    """``model.fit(ds, steps_per_epoch=1, epochs=3)``: a run of at most ``FEW_CALLS`` steps in all, as
+    """``model.fit(ds, steps_per_epoch=1, epochs=3)``: a run of at most ``_SMOKE_STEPS`` steps in all, as
     counts the source shows (``known``: a literal, a module constant) say; a smoke test that the model
     and its input fit together, the training configuration being elsewhere. Its input, and the
     validation it runs after each of its few epochs, are waited on a few times: no hot path."""
@@ -545,7 +549,7 @@ def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[i
     initial = keyword_value(fit, "initial_epoch")
     if initial is not None:
         return False  # `epochs` is then the index to stop at, the run's length unseen here
-    return steps_count * epochs <= FEW_CALLS
+    return steps_count * epochs <= _SMOKE_STEPS
 
 
 def _binds(statement: cst.CSTNode, name: str, afresh: bool = False) -> bool:

@@ -8,8 +8,8 @@ epoch, and pipelines whose consumer is out of sight.
   ``fit`` for one epoch) does not, nor evaluation an ``if (epoch + 1) % 5 == 0:`` runs every Nth epoch
   (``StepLoops.every_nth``, N known and at least 2); the same guard on a loop of steps (``if step % 500
   == 0:``) still evaluates about once an epoch or more, and counts. Nor validation read rarely
-  (``validates_rarely``: a few batches, at most 1,000 elements where the batch size is written) or by a
-  smoke run (``consumption.smoke_run``: a ``fit`` of a few steps in all); ``reads_one_batch`` says when a
+  (``validates_rarely``: a few batches, at most 1,000 elements where a map before a written batch size
+  works per element) or by a smoke run (``consumption.smoke_run``: a ``fit`` of at most five steps in all); ``reads_one_batch`` says when a
   pass reads a single batch, which a prefetch cannot overlap with anything.
 - *Built here, consumed elsewhere* (``purpose_unseen``). An ``input_fn``, ``make_train_dataset(files)``
   or an input reader's method returns its pipeline to Estimator, a trainer, a notebook or another
@@ -52,8 +52,8 @@ _CALLER_DEPTH = 3
 def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]],
                      batch_size: Optional[int] = None) -> bool:
     """``fit`` reads its validation pipeline too little for its speed to matter: ``validation_steps=2``
-    (two batches per epoch; with the pipeline's ``batch_size`` written out, at most ``_FEW_VALIDATION_ELEMENTS``
-    elements: ten batches of 1,000 decoded images are real work every epoch), or ``validation_freq=2``
+    (two batches per epoch; with the pipeline's ``batch_size`` written out after a map, at most
+    ``_FEW_VALIDATION_ELEMENTS`` elements: ten batches of 1,000 decoded images are real work every epoch), or ``validation_freq=2``
     over ``epochs=6`` (three times in the whole run). Only counts the source shows (``known``: a literal, a
     module constant) say so; without ``validation_freq`` (or with 1) the pipeline runs every epoch and stays a hot path."""
     steps = keyword_value(fit, "validation_steps")
@@ -276,13 +276,20 @@ def _ends_with_one_batch(state: State, known: Callable[[cst.BaseExpression], Opt
             and any(op.name in ("batch", "padded_batch") for op in state.ops[:-1]))
 
 
+_PER_ELEMENT_OPS = frozenset({"map", "flat_map", "interleave", "filter"})
+
+
 def _batch_size(consumption: Consumption, known: Callable[[cst.BaseExpression], Optional[int]]) -> Optional[int]:
     """The largest batch size the consumed pipelines' last ``batch`` ops write out (a literal, a module
-    constant); None when none does."""
+    constant), counted only where a map or another per-element op comes before that batch: each element of
+    each batch is work then. A map after the batch runs once per batch (three batches of 5,000 in-memory
+    images cast and scaled are three calls), and batching in-memory slices is no work. None otherwise."""
     sizes = []
     for state in consumption.states:
-        batches = [op for op in state.ops if op.name in ("batch", "padded_batch")]
-        size = argument(batches[-1].call, "batch_size", 0) if batches else None
+        positions = [index for index, op in enumerate(state.ops) if op.name in ("batch", "padded_batch")]
+        if not positions or not any(op.name in _PER_ELEMENT_OPS for op in state.ops[: positions[-1]]):
+            continue
+        size = argument(state.ops[positions[-1]].call, "batch_size", 0)
         value = known(size.value) if size is not None else None
         if value is not None:
             sizes.append(value)
