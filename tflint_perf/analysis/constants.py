@@ -15,7 +15,7 @@ from typing import Callable, Dict, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal, keyword_value, signed_int_literal
+from tflint_perf.analysis.arguments import argument, bool_literal, int_literal, keyword_value, signed_int_literal
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 
@@ -35,6 +35,7 @@ class ValueSources:
         self.model = model
         self._literal = literal  # what counts as an integer written out: sizes are never negative
         self._signed: Optional[ValueSources] = None
+        self._booleans: Optional[ValueSources] = None
 
     def integer(self, expr: cst.BaseExpression, site: Optional[CallSite]) -> Optional[IntegerValue]:
         """The integer ``expr`` evaluates to at ``site``, when the code says."""
@@ -46,6 +47,20 @@ class ValueSources:
         if self._signed is None:
             self._signed = ValueSources(self.model, signed_int_literal)
         return self._signed.integer(expr, site)
+
+    def truth(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[bool]:
+        """Whether a condition is always true or always false, whatever the run: ``False``, a module
+        constant (``DEBUG = False``, bound once and not rebound in the function reading it), ``not``
+        of one; None for anything a run may change (a flag, a parameter, a computed value)."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self.truth(expr.expression, scope)
+            return None if inner is None else not inner
+        if self._booleans is None:
+            self._booleans = ValueSources(self.model, _bool_literal)
+        value = self._booleans._value(expr, scope, _MAX_DEPTH)  # no callers followed: a parameter is unknown
+        if value is None or (value.origin and not value.origin.startswith("constant")):
+            return None  # a parameter's default or a flag's: it may differ at run time
+        return bool(value.value)
 
     def _value(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
         value = self._literal(expr)
@@ -143,6 +158,12 @@ class ValueSources:
                 if option.startswith("--") and number is not None:
                     flags[option[2:].replace("-", "_")] = IntegerValue(number, None, f"flag {option}, default {number}")
         return flags
+
+
+def _bool_literal(expr: cst.BaseExpression) -> Optional[int]:
+    """``True`` / ``False`` as 1 / 0: the literal a boolean constant is read with (``truth``)."""
+    value = bool_literal(expr)
+    return None if value is None else int(value)
 
 
 def _parameter_default(function: FunctionInfo, name: str) -> Optional[cst.BaseExpression]:

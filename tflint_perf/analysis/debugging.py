@@ -1,6 +1,7 @@
 """Code that is not the training configuration: a statement under a debugging switch (``if args.debug:``,
-``if __debug__:``, ``if FLAGS.eager:``), and a module that trains nothing (a guide demonstrating an
-API, a helper module). A switch that slows training down is worth reporting only outside both.
+``if __debug__:``, ``if FLAGS.eager:``), code a constant condition rules out (``if False:``, ``if DEBUG:``
+with ``DEBUG = False``: it never runs), and a module that trains nothing (a guide demonstrating an
+API, a helper module). A switch that slows training down is worth reporting only outside these.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.model import ModuleModel, Place
+from tflint_perf.analysis.model import FunctionInfo, ModuleModel, Place
 
 _DEBUG_WORDS = ("debug", "eager", "__debug__", "verbose", "profil", "test")
 _KERAS_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
@@ -29,6 +30,48 @@ def is_debug_guarded(module: cst.Module, place: Place) -> bool:
 def is_training_call(model: ModuleModel, call: cst.Call) -> bool:
     """``model.fit(...)``, ``train_on_batch``, ``opt.apply_gradients`` / ``minimize``: a training step."""
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_METHODS
+
+
+def never_runs(model: ModuleModel, place: Place, scope: Optional[FunctionInfo] = None) -> bool:
+    """``place`` is on a branch its condition's constant value rules out: the body of ``if False:`` or
+    of ``if DEBUG:`` where the module binds ``DEBUG = False`` once (``ValueSources.truth``), the ``else``
+    of ``if True:``. ``scope``: the function the code is in, where a local may shadow the constant."""
+    values = model.integer_values  # type: ignore[attr-defined]  # an AnalysedModule's
+    return any(values.truth(test, scope) is (not taken) for test, taken in branch_conditions(model.module, place))
+
+
+def branch_conditions(module: cst.Module, place: Place) -> List[Tuple[cst.BaseExpression, bool]]:
+    """The conditions of the ``if`` / ``elif`` statements around ``place``, each with the value it has
+    when ``place`` runs: True in a body, False for the tests an ``elif`` or ``else`` comes after."""
+    conditions: List[Tuple[cst.BaseExpression, bool]] = []
+    statements: List[cst.CSTNode] = list(module.body)
+    for block in place.blocks:
+        found = None
+        for statement in statements:
+            found = _conditions_to(statement, block)
+            if found is not None:
+                break
+        if found is None:
+            return conditions
+        conditions.extend(found)
+        statements = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+    return conditions
+
+
+def _conditions_to(statement: cst.CSTNode, block: cst.CSTNode) -> Optional[List[Tuple[cst.BaseExpression, bool]]]:
+    """The conditions under which ``statement``'s clause whose body is ``block`` runs; None when no
+    clause of ``statement`` (its ``elif`` / ``else`` chain, handlers, ``finally``) has that body."""
+    if getattr(statement, "body", None) is block:
+        return [(statement.test, True)] if isinstance(statement, cst.If) else []
+    passed: List[Tuple[cst.BaseExpression, bool]] = [(statement.test, False)] if isinstance(statement, cst.If) else []
+    for name in ("orelse", "handlers", "finalbody"):
+        child = getattr(statement, name, None)
+        children = child if isinstance(child, (list, tuple)) else [child] if child is not None else []
+        for clause in children:
+            found = _conditions_to(clause, block)
+            if found is not None:
+                return (passed if name == "orelse" else []) + found
+    return None
 
 
 def module_trains(model: ModuleModel) -> bool:

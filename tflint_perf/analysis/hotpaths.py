@@ -34,6 +34,7 @@ import libcst as cst
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS, nodes_within
 from tflint_perf.analysis.model import CallSite, ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.arguments import argument
+from tflint_perf.analysis.debugging import never_runs
 from tflint_perf.analysis.model import module_name
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.keras_models import MODEL_CLASSES, derives_from
@@ -160,6 +161,8 @@ class HotPaths:
                     # Per element of a tensor, for whatever the code calling the map is for: a map in
                     # `_detokenize_tensor` turns a model's outputs into text (inference), not training.
                     purpose = _purpose_around(site.function, model) if site.function is not None else Purpose.UNKNOWN
+                    if site.function is not None and self._only_called_at_top_level(site.function, live_callers=False):
+                        purpose = Purpose.ONE_OFF  # in a function only code that never runs calls (`if False:`)
                     self._add_root(target, HotContext("element-map", f"a function passed to `tf.{leaf}`", target, True,
                                                       purpose=purpose))
         if model.imports.imports_framework:
@@ -248,15 +251,18 @@ class HotPaths:
         return found
 
     # -- helpers --------------------------------------------------------------------------------
-    def _only_called_at_top_level(self, function: FunctionInfo) -> bool:
+    def _only_called_at_top_level(self, function: FunctionInfo, live_callers: bool = True) -> bool:
         """A module-level `tf.function` that its module only calls from top-level statements outside
-        any loop, and names nowhere else (not passed on, not imported elsewhere): a guide's
-        `tf_wrapper(tf.constant(1.0))`, run a few times, not a step."""
+        any loop, or from code that never runs (`if False:`), and names nowhere else (not passed on, not
+        imported elsewhere): a guide's `tf_wrapper(tf.constant(1.0))`, run a few times, not a step.
+        Without ``live_callers``: every call of it is in code that never runs (and it may be any function)."""
         model = self.model
         if function.parent is not None or function.is_method:
             return False
         callers = model.call_graph.callers(function)
-        if not callers or any(site.function is not None or site.loops or site.lambdas for site in callers):
+        live = [site for site in callers if not never_runs(model, site.place, site.function)]
+        if not callers or (live and not live_callers) or any(
+                site.function is not None or site.loops or site.lambdas for site in live):
             return False
         if model.session is not None and model.session.importers(model, [function.name]):
             return False

@@ -96,7 +96,12 @@ What the consumer is for decides (analysis/purpose.py): `fit` and loops that tra
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
 or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
-`validation_freq=2` over 5 epochs), an evaluation loop run once (`test_step`,
+and at most 1,000 elements where a map before a written batch size makes each element work: ten batches
+of 1,000 decoded images are reported, three batches of 5,000 in-memory rows mapped once per batch are not;
+`validation_freq=2` over 5 epochs) or one batch an epoch (`validation_steps=1`, `batched.skip(1).take(1)`:
+nothing to overlap), a smoke run of a `fit` of at most five steps in all (`steps_per_epoch=1, epochs=3`,
+counts the source shows), code a constant rules out (`if False:`, `if DEBUG:` with `DEBUG = False`: it never
+runs), an evaluation loop run once (`test_step`,
 metric updates) or every Nth epoch (`if (epoch + 1) % print_freq == 0:`, N a literal or module
 constant of at least 2; every N *steps* is about every epoch and stays reported), an inspection (`take(n)`, plotting, a loop that only collects
 `item[1].numpy()` labels) or a one-off pass (`adapt()`, `list(ds)`, `as_numpy_iterator()` taken whole,
@@ -207,6 +212,17 @@ one op per line, the prefetch gets a line of its own with the same indentation.
 
     valid = (
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"),
+        # ml-design-patterns wx_embeddings.ipynb: a smoke fit of three steps; the training job is elsewhere.
+        Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(2).repeat()\n"
+              "history = autoencoder.fit(ds, steps_per_epoch=1, epochs=3)\n"),
+        # trekhleb recipe_generation_rnn.ipynb: the DEBUG branch never runs (`DEBUG = False`).
+        Valid("import tensorflow as tf\nDEBUG = False\nds = tf.data.TFRecordDataset(files).map(parse)\n"
+              "if DEBUG:\n    train = ds.repeat().batch(64)\nelse:\n    train = ds.shuffle(100).batch(64).repeat().prefetch(1)\n"
+              "model.fit(train, epochs=10, steps_per_epoch=100)\n"),
+        # trekhleb sketch_recognition_cnn.ipynb: validation is one batch an epoch, nothing to overlap.
+        Valid("import tensorflow as tf\nval_batches = 1\nbatched = tf.data.TFRecordDataset(f).map(parse).batch(2000)\n"
+              "val = batched.take(val_batches)\ntrain = batched.skip(val_batches).prefetch(1).repeat()\n"
+              "model.fit(train, epochs=20, steps_per_epoch=100, validation_data=val)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfor x in ds.take(3):\n    print(x)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\nfirst = next(iter(ds))\n"),
         # tensor2tensor moving_mnist.py: a TF1 iterator read only to yield the records a data generator writes.
@@ -318,6 +334,31 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # The copied features are sliced: a copy per batch, in step with the fit.
         Invalid(_CSV_ENSEMBLE.format(body=_SLICED_COPY),
                 fixed=_CSV_ENSEMBLE.format(body=_SLICED_COPY).replace(".shuffle(500)", ".shuffle(500).prefetch(tf.data.AUTOTUNE)")),
+        # adventuresinML average_pooling_tensorflow2.ipynb: ten validation batches of 1,000 decoded images an epoch.
+        Invalid(
+            "import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(resize).batch(64).prefetch(1)\n"
+            "valid = tf.data.TFRecordDataset(b).map(resize).repeat().batch(1000)\n"
+            "model.fit(train, epochs=7, validation_data=valid, validation_steps=10)\n",
+            fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(a).map(resize).batch(64).prefetch(1)\n"
+            "valid = tf.data.TFRecordDataset(b).map(resize).repeat().batch(1000).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(train, epochs=7, validation_data=valid, validation_steps=10)\n",
+        ),
+        # The same smoke-sized fit in a loop over epochs runs as long as the loop: training.
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(2).repeat()\n"
+            "for epoch in range(100):\n    autoencoder.fit(ds, steps_per_epoch=1, epochs=3)\n",
+            fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(2).repeat().prefetch(tf.data.AUTOTUNE)\n"
+            "for epoch in range(100):\n    autoencoder.fit(ds, steps_per_epoch=1, epochs=3)\n",
+        ),
+        # `DEBUG = True`: the debugging branch is the one that runs.
+        Invalid(
+            "import tensorflow as tf\nDEBUG = True\nds = tf.data.TFRecordDataset(files).map(parse)\n"
+            "if DEBUG:\n    train = ds.repeat().batch(64)\nelse:\n    train = ds.shuffle(100).batch(64).repeat().prefetch(1)\n"
+            "model.fit(train, epochs=10, steps_per_epoch=100)\n",
+            fixed="import tensorflow as tf\nDEBUG = True\nds = tf.data.TFRecordDataset(files).map(parse)\n"
+            "if DEBUG:\n    train = ds.repeat().batch(64).prefetch(tf.data.AUTOTUNE)\nelse:\n    train = ds.shuffle(100).batch(64).repeat().prefetch(1)\n"
+            "model.fit(train, epochs=10, steps_per_epoch=100)\n",
+        ),
         # A TF1 step loop whose helper runs the train op: the evaluation loop elsewhere does not make
         # the iterator evaluation input.
         Invalid(
@@ -468,6 +509,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             if not any(pipelines.does_work(state) for state in states):
                 continue  # in-memory tensors, batched and shuffled: nothing to overlap with the step
             every_epoch = pipelines.every_epoch(consumption)
+            if every_epoch and pipelines.reads_one_batch(consumption):
+                continue  # one validation batch per epoch (`skip(1).take(1)` of batches): nothing to overlap
             if not every_epoch and all(
                 pipelines.built_for(state.last_call) not in self.purposes | {Purpose.UNKNOWN} for state in states
             ):

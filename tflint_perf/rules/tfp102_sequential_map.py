@@ -180,6 +180,12 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # ml-design-patterns wx_embeddings.ipynb: the parse map feeds a smoke fit of three steps and a look.
+        Valid("import tensorflow as tf\ndef read_dataset(pattern):\n    ds = tf.data.TFRecordDataset(tf.io.gfile.glob(pattern))\n"
+              "    return ds.prefetch(tf.data.AUTOTUNE).map(parse_tfrecord)\n\n"
+              "for rec in read_dataset(PATTERN).take(1):\n    print(rec)\n"
+              "ds = read_dataset(PATTERN).map(input_and_label).batch(2).repeat()\n"
+              "history = autoencoder.fit(ds, steps_per_epoch=1, epochs=3)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n"),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, 4)\n"),
         # tensor2tensor problem.py serving_input_fn: one request's examples, read as the pipeline's single element.

@@ -76,7 +76,8 @@ whose results a `cache()` after them keeps (`map(py_function(encode)).filter(sho
 after a `Dataset.zip` of tokenised sources and targets: the Python runs once per element in the
 whole run, not on every epoch), maps in the inference branch of a mode switch (`if mode !=
 'infer': ... else: ds.map(...)`), pipelines a module builds and never reads (a notebook's unused
-`val_dataset`),
+`val_dataset`), code that never runs (a function called only under `if False:` or `if DEBUG:` with
+`DEBUG = False`), a `fit` of a few steps in all (a smoke run),
 `tf.function`s called only from top-level statements outside loops (a guide's `f(1)`, though
 other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
@@ -128,6 +129,13 @@ are not followed.
     )
 
     valid = (
+        # ml-design-patterns taxifare_fc.ipynb: the only call of the `tf.function` is under `if False:`.
+        Valid(
+            _TF + "@tf.function\ndef dayofweek(ts):\n"
+            "    return tf.map_fn(lambda s: tf.py_function(get_dayofweek, inp=[s], Tout=tf.string), ts)\n\n"
+            "def transform(inputs):\n    out = dict(inputs)\n    if False:\n"
+            "        out['dayofweek'] = tf.keras.layers.Lambda(lambda x: dayofweek(x))(inputs['ts'])\n    return out\n"
+        ),
         # TF1: graph code built after the session exists, or by a builder named for evaluation.
         Valid(
             _TF + "def build_eval_input(paths):\n    return tf.py_func(load, [paths], tf.float32)\n\n"
@@ -249,6 +257,19 @@ are not followed.
         ),
     )
     invalid = (
+        # trekhleb text_generation_wikipedia_rnn.ipynb: the model reads the pipeline through a NumPy view.
+        Invalid(
+            _TF + "import tensorflow_datasets as tfds\narticles = tfds.load('wikipedia', split='train')\nchars = articles.map(lambda a: tf.py_function(func=to_chars, inp=[a['text']], Tout=tf.string))\n"
+            "batches = chars.batch(201).batch(64).prefetch(10)\n"
+            "model.fit(x=batches.repeat().as_numpy_iterator(), epochs=150, steps_per_epoch=10)\n"
+        ),
+        # The same function called under `if True:` runs.
+        Invalid(
+            _TF + "@tf.function\ndef dayofweek(ts):\n"
+            "    return tf.map_fn(lambda s: tf.py_function(get_dayofweek, inp=[s], Tout=tf.string), ts)\n\n"
+            "def transform(inputs):\n    out = dict(inputs)\n    if True:\n"
+            "        out['dayofweek'] = tf.keras.layers.Lambda(lambda x: dayofweek(x))(inputs['ts'])\n    return out\n"
+        ),
         # The same map over a batch, called by code that says nothing of inference: per image, under the GIL.
         Invalid(
             _TF + "class Augmenter:\n    def _augment_tensor(self, images):\n        def _python_wrapper(image_t):\n"

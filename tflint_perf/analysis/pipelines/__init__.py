@@ -73,8 +73,9 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
             if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
                 self._peeked.add(node.args[0].value)
         self._peeked.update(_printed_iterators(model))
-        # Read by the consumption walk: a NumPy view a loop iterates goes to the loop body element by element.
-        self.numpy_loop_reads = _numpy_loop_reads(model, self._loop_calls)
+        # Read by the consumption walk: a NumPy view a loop iterates goes to the loop body element by element,
+        # one a Keras model is handed goes to its steps batch by batch.
+        self.numpy_loop_reads = _numpy_loop_reads(model, self._loop_calls) | _numpy_model_reads(model)
         if self._mentions_datasets():
             if model.session is None:
                 self._run()
@@ -137,6 +138,25 @@ def _numpy_loop_reads(model: ModuleModel, loop_calls: Dict[cst.CSTNode, List[cst
         for node in candidates:
             if isinstance(node, cst.Call) and numpy_view_of(model, node) is not None:
                 found.add(node)
+    return found
+
+
+_MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
+
+
+def _numpy_model_reads(model: ModuleModel) -> Set[cst.Call]:
+    """The NumPy views of a pipeline a Keras model reads: ``model.fit(x=ds.repeat().as_numpy_iterator(),
+    steps_per_epoch=10, epochs=150)`` (trekhleb's text generation) trains on ``ds`` batch by batch, as
+    ``model.fit(ds)`` would; not the one-off read a view taken whole is."""
+    found: Set[cst.Call] = set()
+    for site in model.calls:
+        func = site.node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in _MODEL_CONSUMERS):
+            continue
+        for arg in site.node.args:
+            if (arg.keyword is None or arg.keyword.value in ("x", "validation_data")) and isinstance(arg.value, cst.Call) \
+                    and numpy_view_of(model, arg.value) is not None:
+                found.add(arg.value)
     return found
 
 

@@ -20,9 +20,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument
+from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
-from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
 from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
 from tflint_perf.analysis.pipelines.summaries import substitute
 from tflint_perf.analysis.pipelines.values import (
@@ -37,7 +37,7 @@ from tflint_perf.analysis.pipelines.values import (
     join,
 )
 from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
-from tflint_perf.text.walk import walk
+from tflint_perf.text.walk import owning_statements, walk
 
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 # Consumers that read a pipeline once, to set something up or to write it out: never a hot path.
@@ -67,6 +67,11 @@ DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
 ESTIMATOR_TRAIN_METHODS = frozenset({"train"})
 # `tf.estimator.TrainSpec(input_fn=f)` is handed to `train_and_evaluate`, which trains on `f`'s pipeline.
 TRAIN_SPEC_APIS = frozenset({"tf.estimator.TrainSpec", "tf.compat.v1.estimator.TrainSpec"})
+# A `fit` of at most this many steps in all is a smoke run (ml-design-patterns' `steps_per_epoch=1, epochs=3`
+# autoencoder check, the training job being elsewhere). Its first step traces the model, which outweighs
+# what a prefetch or a parallel map could save over the rest. Kept below `FEW_CALLS`: a tutorial's ten-step
+# fit (tensorflow/docs segmentation, sample weights) is labelled as training.
+_SMOKE_STEPS = 5
 # Calls that only look at data: a loop made of these is inspection, not training.
 _INSPECTION_CALLS = frozenset(
     {
@@ -283,20 +288,41 @@ class ConsumerRecognition:
         known = self.analysis._looked_at
         if (scope, name.value) not in known:
             known[scope, name.value] = only_looked_at(scope, name.value, INSPECTION_ATTRIBUTES)
-        if not known[scope, name.value]:
+        if not known[scope, name.value] and not (self.function is None and self._looked_at_until_rebound(name)):
             return False
         session = self.model.session
         return self.function is not None or session is None or not session.importers(self.model, [name.value])
 
+    def _looked_at_until_rebound(self, name: cst.Name) -> bool:
+        """At module level (a notebook's cells), the pipeline ``name`` holds here is only looked at before
+        a later top-level statement binds ``name`` to something else: tensorflow/text's image captioning
+        builds ``train_ds = prepare_dataset(...)``, reads its ``element_spec``, then trains on ``train_ds =
+        load_dataset(...)``; the reads after the rebinding are another pipeline's."""
+        body = list(self.model.module.body)
+        owners = owning_statements(body, {id(name)})
+        if owners is None:
+            return False
+        at = owners[id(name)]
+        start = next((i for i in range(at, -1, -1) if _binds(body[i], name.value)), None)
+        end = next((i for i in range(at + 1, len(body)) if _binds(body[i], name.value, afresh=True)), None)
+        if start is None or end is None:
+            return False
+        return only_looked_at(cst.Module(body=body[start:end]), name.value, INSPECTION_ATTRIBUTES)
+
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"
         x_arg = argument(call, "x", 0)
+        purpose = _MODEL_PURPOSES[method]
+        if method == "fit" and smoke_run(self.model, call):
+            purpose = Purpose.ONE_OFF  # a smoke run of a few steps: what it reads is never waited on for long
+        # `_eval_looped`: `x=ds.as_numpy_iterator()` reads `ds` batch by batch (`numpy_loop_reads`)
         if x_arg is not None:
-            self.consume(call, "model", description, self.eval(x_arg.value), _MODEL_PURPOSES[method], method)
+            self.consume(call, "model", description, self._eval_looped(x_arg.value), purpose, method)
         if method == "fit":
             validation = keyword_argument(call, "validation_data")
             if validation is not None:
-                self.consume(call, "model", description, self.eval(validation.value), Purpose.EVALUATION, "validation")
+                self.consume(call, "model", description, self._eval_looped(validation.value), Purpose.EVALUATION,
+                             "validation")
 
     def eval_loop_iterable(self, loop: cst.For) -> Value:
         """What a ``for`` loop iterates. ``for x in tfe.Iterator(ds):`` reads ``ds`` through the loop alone,
@@ -500,6 +526,38 @@ def numpy_view_of(model: ModuleModel, call: cst.Call) -> Optional[cst.BaseExpres
     if model.call_name(call) in _NUMPY_VIEW_FUNCTIONS and call.args and call.args[0].keyword is None:
         return call.args[0].value
     return None
+
+
+def smoke_run(model: ModuleModel, fit: cst.Call) -> bool:
+    """``fit`` runs a few steps in all (``fits_briefly``), and once: in no loop, in a function no loop calls."""
+    site = model.site_of(fit)
+    return (site is not None and not site.loops and not model.call_graph.loops_reaching(site.function)  # type: ignore[attr-defined]
+            and fits_briefly(fit, model.step_loops.fixed_integer))  # type: ignore[attr-defined]
+
+
+def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
+    """``model.fit(ds, steps_per_epoch=1, epochs=3)``: a run of at most ``_SMOKE_STEPS`` steps in all, as
+    counts the source shows (``known``: a literal, a module constant) say; a smoke test that the model
+    and its input fit together, the training configuration being elsewhere. Its input, and the
+    validation it runs after each of its few epochs, are waited on a few times: no hot path."""
+    steps = keyword_value(fit, "steps_per_epoch")
+    steps_count = known(steps) if steps is not None else None
+    epochs_arg = argument(fit, "epochs", 3)
+    epochs = known(epochs_arg.value) if epochs_arg is not None else 1  # Keras' default
+    if steps_count is None or epochs is None or steps_count <= 0:
+        return False
+    initial = keyword_value(fit, "initial_epoch")
+    if initial is not None:
+        return False  # `epochs` is then the index to stop at, the run's length unseen here
+    return steps_count * epochs <= _SMOKE_STEPS
+
+
+def _binds(statement: cst.CSTNode, name: str, afresh: bool = False) -> bool:
+    """``name = ...`` as a whole top-level line; with ``afresh``, a value that does not read ``name``
+    (``train_ds = load_dataset(path)``, not ``train_ds = train_ds.batch(32)``)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or assigned_name(statement) != name:
+        return False
+    return not afresh or name_uses(statement.body[0].value, name) == 0  # type: ignore[union-attr]
 
 
 def _method_name(call: cst.Call) -> str:

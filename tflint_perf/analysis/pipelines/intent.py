@@ -7,7 +7,10 @@ epoch, and pipelines whose consumer is out of sight.
   on (a missing prefetch, a sequential map) counts it with training. Evaluation run once (``evaluate``,
   ``fit`` for one epoch) does not, nor evaluation an ``if (epoch + 1) % 5 == 0:`` runs every Nth epoch
   (``StepLoops.every_nth``, N known and at least 2); the same guard on a loop of steps (``if step % 500
-  == 0:``) still evaluates about once an epoch or more, and counts.
+  == 0:``) still evaluates about once an epoch or more, and counts. Nor validation read rarely
+  (``validates_rarely``: a few batches, at most 1,000 elements where a map before a written batch size
+  works per element) or by a smoke run (``consumption.smoke_run``: a ``fit`` of at most five steps in all); ``reads_one_batch`` says when a
+  pass reads a single batch, which a prefetch cannot overlap with anything.
 - *Built here, consumed elsewhere* (``purpose_unseen``). An ``input_fn``, ``make_train_dataset(files)``
   or an input reader's method returns its pipeline to Estimator, a trainer, a notebook or another
   package. What it is for is read off the pipeline itself: evaluation or inspection names around it
@@ -27,7 +30,7 @@ from tflint_perf.analysis.arguments import argument, int_literal, keyword_argume
 from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.names import dotted_text
-from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take
+from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take, smoke_run
 from tflint_perf.analysis.pipelines.sources import DATASET_METHODS
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
 from tflint_perf.analysis.purpose import Purpose
@@ -38,18 +41,25 @@ _NESTED_EVALUATION = frozenset({Purpose.EVALUATION, Purpose.UNKNOWN})
 # Validation run at most this many times in a whole `fit` (`validation_freq=2` over 6 epochs) waits on
 # its pipeline too seldom for a finding about that pipeline's speed to be worth a user's time.
 _FEW_VALIDATION_RUNS = 3
+# Elements a `fit` may read from its validation pipeline per epoch and still validate rarely: ten batches
+# of a hundred. Two batches of 100 (dragen1860's FashionMNIST) are; ten of 1,000 images decoded and
+# resized (adventuresinML's TF 2.0 notebooks) are as much input work as a good part of a training epoch.
+_FEW_VALIDATION_ELEMENTS = 1_000
 # How many callers up an `if epoch % N == 0:` around a call of the evaluating function is looked for.
 _CALLER_DEPTH = 3
 
 
-def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
+def validates_rarely(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[int]],
+                     batch_size: Optional[int] = None) -> bool:
     """``fit`` reads its validation pipeline too little for its speed to matter: ``validation_steps=2``
-    (two batches per epoch), or ``validation_freq=2`` over ``epochs=6`` (three times in the whole run). Only
-    counts the source shows (``known``: a literal, a module constant) say so; without
-    ``validation_freq`` (or with 1) the pipeline runs every epoch and stays a hot path."""
+    (two batches per epoch; with the pipeline's ``batch_size`` written out after a map, at most
+    ``_FEW_VALIDATION_ELEMENTS`` elements: ten batches of 1,000 decoded images are real work every epoch), or ``validation_freq=2``
+    over ``epochs=6`` (three times in the whole run). Only counts the source shows (``known``: a literal, a
+    module constant) say so; without ``validation_freq`` (or with 1) the pipeline runs every epoch and stays a hot path."""
     steps = keyword_value(fit, "validation_steps")
     steps_count = known(steps) if steps is not None else None
-    if steps_count is not None and 0 < steps_count <= FEW_CALLS:
+    if steps_count is not None and 0 < steps_count <= FEW_CALLS and (
+            batch_size is None or steps_count * batch_size <= _FEW_VALIDATION_ELEMENTS):
         return True
     frequency = keyword_value(fit, "validation_freq")
     epochs_arg = argument(fit, "epochs", 3)
@@ -93,7 +103,8 @@ class PipelineIntent:
                 epochs = argument(fit, "epochs", 3)
                 return epochs is not None and int_literal(epochs.value) != 1 and not validates_rarely(fit, int_literal)
             known = self.model.step_loops.fixed_integer  # type: ignore[attr-defined]
-            return not self.iterated_once(consumption) and not validates_rarely(fit, known)
+            return not self.iterated_once(consumption) and not validates_rarely(fit, known, _batch_size(consumption, known)) \
+                and not smoke_run(self.model, fit)
         nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
         # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there; not
@@ -104,6 +115,18 @@ class PipelineIntent:
             and not self._runs_periodically(outer, consumption.node)
             for outer in self._loops_around(consumption.node)
         )
+
+    def reads_one_batch(self, consumption: Consumption) -> bool:
+        """Each pass of ``fit``'s validation reads a single batch: ``validation_steps=1``, or every
+        pipeline ends with ``take(1)`` of batches (``dataset_batched.skip(1).take(1)``), counts the source
+        shows. The step waits for that batch however the pipeline ends: a prefetch has nothing to overlap."""
+        if not (consumption.kind == "model" and consumption.role == "validation") or consumption.elsewhere:
+            return False
+        known = self.model.step_loops.fixed_integer  # type: ignore[attr-defined]
+        steps = keyword_value(consumption.node, "validation_steps")  # type: ignore[arg-type]
+        if steps is not None and known(steps) == 1:
+            return True
+        return bool(consumption.states) and all(_ends_with_one_batch(state, known) for state in consumption.states)
 
     def _runs_periodically(self, loop: cst.CSTNode, node: cst.CSTNode) -> bool:
         """``loop`` counts epochs and the consumer ``node`` (a loop, or a call such as `evaluate`) runs only
@@ -163,9 +186,10 @@ class PipelineIntent:
     def trains_whatever_the_path(self, consumption: Consumption) -> bool:
         """The consumer visibly trains, so a module named for evaluation, inference or visualisation
         (``files.path_purpose``) trains on what it reads: a Keras ``fit`` (``efficient_serving.ipynb``
-        fits the model it serves), or a TF1 iterator read by session runs that fetch a train op in a loop
+        fits the model it serves; `serving_function.ipynb` validates every epoch of that fit on the pipeline
+        it passes as ``validation_data``), or a TF1 iterator read by session runs that fetch a train op in a loop
         (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps before it exports embeddings)."""
-        if consumption.fits:
+        if consumption.fits or (consumption.kind == "model" and consumption.role == "validation"):
             return True
         return (consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING
                 and not consumption.elsewhere and self.iterator_reads.session_trains)  # type: ignore[attr-defined]
@@ -241,6 +265,35 @@ class PipelineIntent:
         outer: List[cst.CSTNode] = list(site.loops[: site.loops.index(node)]) if node in site.loops else list(site.loops)
         outer.extend(self.model.call_graph.loops_reaching(site.function))  # type: ignore[attr-defined]
         return outer
+
+
+def _ends_with_one_batch(state: State, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:
+    """The state's last op is ``take(1)`` (a literal or a constant) after a ``batch``: one batch."""
+    if not state.ops or state.ops[-1].name != "take":
+        return False
+    count = argument(state.ops[-1].call, "count", 0)
+    return (count is not None and known(count.value) == 1
+            and any(op.name in ("batch", "padded_batch") for op in state.ops[:-1]))
+
+
+_PER_ELEMENT_OPS = frozenset({"map", "flat_map", "interleave", "filter"})
+
+
+def _batch_size(consumption: Consumption, known: Callable[[cst.BaseExpression], Optional[int]]) -> Optional[int]:
+    """The largest batch size the consumed pipelines' last ``batch`` ops write out (a literal, a module
+    constant), counted only where a map or another per-element op comes before that batch: each element of
+    each batch is work then. A map after the batch runs once per batch (three batches of 5,000 in-memory
+    images cast and scaled are three calls), and batching in-memory slices is no work. None otherwise."""
+    sizes = []
+    for state in consumption.states:
+        positions = [index for index, op in enumerate(state.ops) if op.name in ("batch", "padded_batch")]
+        if not positions or not any(op.name in _PER_ELEMENT_OPS for op in state.ops[: positions[-1]]):
+            continue
+        size = argument(state.ops[positions[-1]].call, "batch_size", 0)
+        value = known(size.value) if size is not None else None
+        if value is not None:
+            sizes.append(value)
+    return max(sizes) if sizes else None
 
 
 def _several_epochs(fit: cst.Call) -> bool:

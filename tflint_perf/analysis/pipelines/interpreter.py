@@ -125,6 +125,14 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 self.run_small(small)
         elif isinstance(node, cst.If):
             self.eval(node.test)
+            # `if DEBUG:` with `DEBUG = False`, `if False:`: the branch the constant rules out never runs
+            known = self.model.integer_values.truth(node.test, self.function)
+            if known is not None:
+                if known:
+                    self.run_block(block_statements(node.body))
+                elif node.orelse:
+                    self.run_block(block_statements(node.orelse))
+                return
             then_env = self._branch(block_statements(node.body), self.env)
             else_env = self._branch(block_statements(node.orelse), self.env) if node.orelse else self.env
             self.env = join_envs(then_env, else_env)
