@@ -11,6 +11,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, Place
+from tflint_perf.analysis.optimizers import is_optimizer
 
 _DEBUG_WORDS = ("debug", "eager", "__debug__", "verbose", "profil", "test")
 _KERAS_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
@@ -28,8 +29,18 @@ def is_debug_guarded(module: cst.Module, place: Place) -> bool:
 
 
 def is_training_call(model: ModuleModel, call: cst.Call) -> bool:
-    """``model.fit(...)``, ``train_on_batch``, ``opt.apply_gradients`` / ``minimize``: a training step."""
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _TRAINING_METHODS
+    """A training step: ``fit`` / ``fit_generator`` / ``train_on_batch`` on a Keras model, ``minimize`` /
+    ``apply_gradients`` on a TensorFlow optimizer. The method's name alone is not enough: a scikit-learn
+    ``LinearRegression().fit(...)`` in a plotting loop or scipy's ``optimize.minimize`` trains nothing."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _TRAINING_METHODS:
+        return False
+    site = model.site_of(call)
+    if site is None:
+        return False
+    if func.attr.value in _KERAS_TRAINING_METHODS:
+        return model.keras_models.is_model_site(func.value, site)  # type: ignore[attr-defined]  # an AnalysedModule's
+    return is_optimizer(model, func.value, site.function, site.place)
 
 
 def never_runs(model: ModuleModel, place: Place, scope: Optional[FunctionInfo] = None) -> bool:
@@ -78,7 +89,9 @@ def module_trains(model: ModuleModel) -> bool:
     """The module trains something: it calls ``fit`` / ``train_on_batch`` / ``apply_gradients`` /
     ``minimize`` or opens a ``tf.GradientTape``. A guide that only demonstrates an API does not."""
     for site in model.calls:
-        if is_training_call(model, site.node):
+        # By the method's name: a module that only demonstrates an API calls none of these, whatever the receiver.
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_METHODS:
             return True
         if model.call_name(site.node) == "tf.GradientTape":
             return True

@@ -87,6 +87,22 @@ _DDQN = (
     "class DDQNAgent(DQNAgent):\n    def get_target_q_value(self, next_state, reward):\n"
     "        return self.q_model.predict(next_state)[0].max() + reward\n\nagent = DDQNAgent()\n"
 )
+# A forecast plotted window by window, with a least-squares trend fitted by scikit-learn beside it: a
+# look at a few windows. `fit` on an estimator that is no Keras model trains nothing here.
+_PLOT_FORECAST = (
+    "import numpy as np\nimport matplotlib.pyplot as plt\nimport tensorflow as tf\n"
+    "from sklearn.linear_model import LinearRegression\n\nmodel = tf.keras.models.load_model('forecaster.h5')\n"
+    "for start in range(0, len(series) - 100, 50):\n    window = series[start:start + 100][np.newaxis, :, np.newaxis]\n"
+    "    forecast = model.predict(window)[0]\n"
+    "    trend = LinearRegression().fit(np.arange(100)[:, None], window[0, :, 0])\n"
+    "    plt.plot(forecast)\n    plt.show()\n"
+)
+# The same loop taking a step of a TensorFlow optimizer on each window: training shown as it runs.
+_PLOT_TRAINING = _PLOT_FORECAST.replace(
+    "model = tf.keras", "optimizer = tf.keras.optimizers.Adam(1e-3)\nmodel = tf.keras").replace(
+    "    trend = LinearRegression().fit(np.arange(100)[:, None], window[0, :, 0])\n",
+    "    with tf.GradientTape() as tape:\n        loss = tf.reduce_mean((model(window) - target) ** 2)\n"
+    "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n")
 # An ipywidgets upload widget's observer: one predict per file a person picks.
 _UPLOAD_WIDGET = (
     "import numpy as np\nfrom io import BytesIO\nfrom ipywidgets import widgets\nimport tensorflow as tf\n\n"
@@ -145,7 +161,8 @@ parameter of a function nobody in the file calls, is not reported.
 
 Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
 draws what it computes unless it also trains, as a gym episode loop calling `env.render()` and fitting
-the agent does,
+the agent does (a Keras model's `fit` / `train_on_batch`, a TensorFlow optimizer's `minimize` /
+`apply_gradients`; a scikit-learn estimator's `fit` or scipy's `minimize` trains nothing),
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
 what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
 the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
@@ -196,6 +213,10 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     valid = (
         # A trained agent's episodes drawn step by step (`env.render()`), nothing trained: a demo.
         Valid(_DEMO),
+        # Plotting loops whose `fit` / `minimize` belong to scikit-learn and scipy, not to TensorFlow.
+        Valid(_PLOT_FORECAST),
+        Valid(_PLOT_FORECAST.replace("from sklearn.linear_model import LinearRegression", "from scipy import optimize")
+              .replace("LinearRegression().fit(np.arange(100)[:, None], window[0, :, 0])", "optimize.minimize(cost, x0)")),
         # Once per epoch on a fixed validation set: the input does not change in the loop.
         Valid(_KERAS + "for epoch in range(10):\n    model.fit(x_train, y_train)\n    preds = model.predict(x_val)\n"),
         # A few samples drawn for a plot.
@@ -298,6 +319,7 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         # Double DQN: an override called from the base class's replay loop, per replayed sample, on a model
         # the base assigns.
         Invalid(_DDQN),
+        Invalid(_PLOT_TRAINING, fixed=_PLOT_TRAINING.replace("model.predict(window)", "model.predict_on_batch(window)")),
         # DQN: the state comes from a method returning one row (`np.reshape(state, [1, 4])`).
         Invalid(
             "import numpy as np\nfrom tensorflow.keras.models import Sequential\n\nclass DQN:\n"
