@@ -17,6 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.loops import StepLoops
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 
 SIMULATOR_FACTORIES = frozenset({"gym.make", "gymnasium.make", "gym.vector.make", "gymnasium.vector.make", "gymnasium.make_vec"})
@@ -90,12 +91,23 @@ def _callers_step_environment(model: ModuleModel, function: Optional[FunctionInf
 
 
 def _loop_steps_environment(model: ModuleModel, loop) -> bool:
-    """An environment is stepped in ``loop``'s body: written there, or in a same-file function called there."""
+    """An environment is stepped on the iterations of ``loop``: an ``env.step`` in its body (an episode's
+    step loop nested in it included), or a call there of a same-file function that steps one outside any
+    loop of its own (``env_step(action)``, a helper taking one step). Neither counts behind a periodic
+    guard (``if it % 5000 == 0:``): evaluation episodes every few thousand updates leave the other
+    iterations to the update alone. An ``evaluate()`` running whole episodes in its own loop, called from
+    the loop, does not count either: it is such evaluation, not the steps the updates are paced by."""
     steps = [call for call in model.calls if is_environment_step(model, call.node, call.function)]
     if not steps:
         return False
-    if any(loop in step.loops for step in steps):
-        return True
-    stepping = {step.function for step in steps if step.function is not None}
+    stepping = {step.function for step in steps if step.function is not None and not step.loops}
     graph = model.call_graph  # type: ignore[attr-defined]
-    return any(loop in call.loops and graph.callee(call.node) in stepping for call in model.calls)
+    step_calls = {id(step) for step in steps}
+    pacing = [call for call in model.calls if loop in call.loops
+              and (id(call) in step_calls or graph.callee(call.node) in stepping)]
+    if not pacing:
+        return False
+    periodic = StepLoops(model)
+    # A call in a compound statement's header (`while not env.step(a)[2]:`) has no statement to find guards to: it counts.
+    return any(call.statement is None or periodic.every_nth(loop, call.statement, call.function) is None
+               for call in pacing)

@@ -20,6 +20,22 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_metho
 
 _INITIALIZER = re.compile(r"init", re.IGNORECASE)
 _TF1 = "import tensorflow.compat.v1 as tf\n"
+# Behaviour cloning on recorded Atari frames (256 of 84x84x4 fed each step), with a few evaluation
+# episodes in the simulator every 5,000 updates: the updates are not paced by the simulator.
+_CLONING = (
+    "import gym\nimport numpy as np\nimport tensorflow as tf\n\ndata = np.load('expert_frames.npz')\n"
+    "frames, actions = data['obs'], data['actions']\nenv = gym.make('Breakout-v0')\n"
+    "obs_ph = tf.placeholder(tf.float32, [None, 84, 84, 4])\nact_ph = tf.placeholder(tf.int32, [None])\n"
+    "logits = tf.layers.dense(tf.layers.flatten(obs_ph), 4)\n"
+    "loss = tf.losses.sparse_softmax_cross_entropy(act_ph, logits)\n"
+    "train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)\nsess = tf.Session()\n\n"
+    "def evaluate(episodes=5):\n    for _ in range(episodes):\n        s, done = env.reset(), False\n"
+    "        while not done:\n            a = sess.run(logits, {obs_ph: s[None]}).argmax()\n"
+    "            s, r, done, _ = env.step(a)\n\n"
+    "for it in range(100000):\n    idx = np.random.randint(0, len(frames), 256)\n"
+    "    sess.run(train_op, feed_dict={obs_ph: frames[idx], act_ph: actions[idx]})\n"
+    "    if it % 5000 == 0:\n        evaluate()\n"
+)
 _HELP = (
     "build the input with tf.data instead, e.g. `tf.data.Dataset.from_tensor_slices((x, y)).batch(n)"
     ".prefetch(tf.data.AUTOTUNE)` and an iterator's `get_next()` as the model's input"
@@ -59,9 +75,12 @@ data come from the graph's iterator), where no input pipeline could run ahead, n
 from a buffer (a local list, or a `self.episode_buffer` of the run's class, a few assignments or a
 same-file call away) that a loop stepping an environment (`env.step(action)`) fills, nor an update
 repeated once per environment step: the innermost loop around it (or around the call of its function,
-a few callers away, other modules too) also steps an environment (a DQN's `learn()` on a replay sample
-after every `env.step`), where the simulator sets the pace (an update loop of its own over a full replay
-memory is reported).
+a few callers away, other modules too) also steps an environment, in its body (an episode's step loop
+nested in it included) or through a call of a same-file function that takes one step outside any loop
+of its own (a DQN's `learn()` on a replay sample after every `env.step`), where the simulator sets the
+pace. An update loop of its own over a full replay memory is reported, and so is one whose environment
+steps are evaluation: behind a periodic guard (`if it % 5000 == 0:`) or in a called function that runs
+whole episodes in its own loop (`evaluate()`, behaviour cloning on recorded frames).
 
 Not reported either: feeds of only Python values and hyperparameters (literals, names bound to numbers
 or booleans, keys or values named like `lr`, `learning_rate`, `keep_prob`, `dropout`,
@@ -178,6 +197,16 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    sess.run(train_op, {tf_s: b_memory[:, :4], tf_r: b_memory[:, 4]})\n\n"
             "for episode in range(400):\n    s = env.reset()\n    while True:\n        env.render()\n"
             "        s_, r, done, info = env.step(choose_action(s))\n        store_transition(s, r, s_)\n        learn()\n"
+            "        if done:\n            break\n        s = s_\n"
+        ),
+        # The same DQN taking each step through a helper that steps the environment once.
+        Valid(
+            _TF1 + "import gym\nimport numpy as np\nenv = gym.make('CartPole-v0')\nMEMORY = np.load('memory.npy')\n"
+            "sess = tf.Session()\n\ndef learn():\n    b_memory = MEMORY[np.random.choice(2000, 32), :]\n"
+            "    sess.run(train_op, {tf_s: b_memory[:, :4], tf_r: b_memory[:, 4]})\n\n"
+            "def act_and_step(s):\n    return env.step(choose_action(s))\n\n"
+            "for episode in range(400):\n    s = env.reset()\n    while True:\n"
+            "        s_, r, done, info = act_and_step(s)\n        store_transition(s, r, s_)\n        learn()\n"
             "        if done:\n            break\n        s = s_\n"
         ),
         # Hyperparameters and Python values only.
@@ -360,6 +389,12 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "                state, reward, done, _ = env.step(self.act())\n                self.replay_memory.add(state)\n"
             "            self.optimize(1000)\n"
         ),
+        # Evaluation episodes every 5,000 updates, in a function of their own or written in the loop under
+        # the periodic guard: the other updates are not paced by the simulator.
+        Invalid(_CLONING),
+        Invalid(_CLONING.replace("    if it % 5000 == 0:\n        evaluate()\n",
+                                 "    if it % 5000 == 0:\n        s, done = env.reset(), False\n        while not done:\n"
+                                 "            s, r, done, _ = env.step(sess.run(logits, {obs_ph: s[None]}).argmax())\n")),
         # Synthetic images drawn in NumPy each step, 64 of 224x224x3: ten million numbers a step.
         Invalid(
             _TF1 + "import numpy as np\nsess = tf.Session()\nfor step in range(1000):\n"
