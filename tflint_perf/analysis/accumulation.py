@@ -72,17 +72,20 @@ def growing_tensors(model: ModuleModel) -> Iterator[GrowingTensor]:
             yield from _while_loop_growth(model, site)
 
 
-# Ops that score each example of a batch with one number: a loop growing a tensor by them accumulates
-# a float per example, a few KB for a whole evaluation set, whose quadratic copy costs microseconds.
+# Ops that score each image of a batch with one number: a pass growing a tensor by them accumulates a
+# float per image, a few KB for a whole evaluation set, whose quadratic copy costs microseconds. Keras'
+# functional losses and metrics are not among them: `tf.keras.losses.mse(masks, preds)` averages only the
+# last axis, B x H x W values for a batch of masks.
 _PER_EXAMPLE_SCORES = frozenset({"tf.image.psnr", "tf.image.ssim", "tf.image.ssim_multiscale"})
-_PER_EXAMPLE_SCORE_MODULES = ("tf.keras.losses.", "tf.keras.metrics.", "keras.losses.", "keras.metrics.")
 
 
 def grows_by_scores(model: ModuleModel, growing: GrowingTensor) -> bool:
-    """A self-accumulation whose new pieces are per-example scores (``psnr = tf.image.psnr(target,
-    output)``, ``tf.keras.losses.mse(y, p)``), bound in the loop: one number per example, not the
-    examples' features or predictions."""
-    if growing.form != "self":
+    """A self-accumulation over one pass whose new pieces are per-image scores (``psnr =
+    tf.image.psnr(target, output)``), bound in the loop: one number per image, not the images'
+    features or predictions. One pass: no loop encloses the growing loop, or the accumulator starts
+    anew on each iteration of the one that does (an evaluation pass per epoch); a tensor grown across
+    20 epochs of steps is reported."""
+    if growing.form != "self" or not _single_pass(model, growing):
         return False
     values = argument(growing.site.node, "values", 0)
     if values is None or not isinstance(values.value, (cst.List, cst.Tuple)):
@@ -92,17 +95,22 @@ def grows_by_scores(model: ModuleModel, growing: GrowingTensor) -> bool:
     return bool(pieces) and all(_per_example_score(model, piece, growing.site) for piece in pieces)
 
 
+def _single_pass(model: ModuleModel, growing: GrowingTensor) -> bool:
+    outer = growing.site.loops[:-1]
+    if not outer:
+        return True
+    _, bindings = model.scope_bindings(growing.name, growing.site.function)
+    starts = [b for b in bindings if b.value is not growing.site.node]
+    return bool(starts) and all(outer[-1].body in b.place.blocks for b in starts)
+
+
 def _per_example_score(model: ModuleModel, piece: cst.BaseExpression, site: CallSite) -> bool:
     if isinstance(piece, cst.Name):
         bindings = model.reaching(piece.value, site.function, site.place, site.lambdas)
         if not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
             return False
         return all(_per_example_score(model, b.value, site) for b in bindings)
-    if not isinstance(piece, cst.Call):
-        return False
-    name = model.call_name(piece) or ""
-    leaf = name.rsplit(".", 1)[-1]
-    return name in _PER_EXAMPLE_SCORES or (name.startswith(_PER_EXAMPLE_SCORE_MODULES) and leaf.islower())
+    return isinstance(piece, cst.Call) and model.call_name(piece) in _PER_EXAMPLE_SCORES
 
 
 def _while_loop_growth(model: ModuleModel, loop: CallSite) -> Iterator[GrowingTensor]:

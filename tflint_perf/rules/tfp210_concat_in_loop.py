@@ -37,8 +37,9 @@ loop runs many times:
 Not reported: an accumulated tensor that the loop also reads (a DenseNet block concatenating
 features as the next layer's input, a decoder feeding its tokens back: each step needs the grown
 tensor), short loops (`for scale in scales`, `range(3)`, the tf.function guide's `tf.range(5)`), loops that only inspect data,
-an eager pass growing a tensor by one score per example (`tf.image.psnr`, `tf.image.ssim`, Keras'
-functional losses and metrics: a few KB for a whole evaluation set, whose copies cost microseconds),
+an eager pass growing a tensor by one score per image (`tf.image.psnr`, `tf.image.ssim`: a few KB for
+a whole evaluation set, whose copies cost microseconds) where the pass runs once (no loop around it, or
+the tensor starts anew on each iteration of the loop around it: an evaluation pass per epoch),
 and test files.
 """
     why_bad = """
@@ -90,6 +91,13 @@ and concatenate once after the loop). The message says which applies.
             "    scores = tf.image.psnr(targets, outputs, max_val=1.)\n"
             "    psnr_val = tf.concat((psnr_val, scores), axis=0)\nprint(tf.reduce_mean(psnr_val))\n"
         ),
+        # The same pass after each epoch, the scores starting anew each time: one pass's few KB.
+        Valid(
+            _TF + "val_dataset = tf.data.TFRecordDataset(files).map(parse).batch(32)\nfor epoch in range(20):\n"
+            "    psnr_val = tf.zeros([0])\n    for inputs, targets in val_dataset:\n"
+            "        psnr_val = tf.concat([psnr_val, tf.image.psnr(targets, model(inputs), max_val=1.)], axis=0)\n"
+            "    print(tf.reduce_mean(psnr_val))\n"
+        ),
         # DenseNet: every layer reads the features concatenated so far.
         Valid(
             _TF + "class DenseBlock(tf.keras.layers.Layer):\n    def call(self, x):\n"
@@ -138,6 +146,25 @@ and concatenate once after the loop). The message says which applies.
         Invalid(
             _TF + "@tf.function\ndef grow():\n    x = tf.ones([0, 10])\n    for i in tf.range(1000):\n"
             "        x = tf.concat([x, tf.ones([1, 10])], axis=0)\n    return x\n"
+        ),
+        # A Keras functional loss on segmentation masks averages only the last axis: B x H x W errors per step.
+        Invalid(
+            _TF + "model = tf.keras.models.load_model('unet.h5')\nerrors = tf.zeros([0, 256, 256])\n"
+            "val_ds = tf.data.TFRecordDataset(files).map(parse).batch(8)\nfor images, masks in val_ds:\n"
+            "    err = tf.keras.losses.mse(masks, model(images))\n    errors = tf.concat([errors, err], axis=0)\n"
+        ),
+        # Per-example losses of every step of 20 epochs: one tensor grown across all the passes.
+        Invalid(
+            _TF + "train_ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).batch(32)\n"
+            "history = tf.zeros([0])\nfor epoch in range(20):\n    for x, y in train_ds:\n"
+            "        losses = tf.keras.losses.sparse_categorical_crossentropy(y, model(x), from_logits=True)\n"
+            "        history = tf.concat([history, losses], axis=0)\n"
+        ),
+        # PSNRs grown across 20 epochs' passes, never started anew.
+        Invalid(
+            _TF + "val_dataset = tf.data.TFRecordDataset(files).map(parse).batch(32)\npsnr_val = tf.zeros([0])\n"
+            "for epoch in range(20):\n    for inputs, targets in val_dataset:\n"
+            "        psnr_val = tf.concat([psnr_val, tf.image.psnr(targets, model(inputs), max_val=1.)], axis=0)\n"
         ),
         # Predictions accumulated batch by batch over a dataset, in eager code.
         Invalid(
