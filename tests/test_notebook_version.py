@@ -279,3 +279,61 @@ def test_the_projects_notebooks_answer_the_oldest_of_the_major_they_agree_on(tmp
     search = VersionSearch()
     found = search.project_version(str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve()), str(tmp_path.resolve()))
     assert found.version == (2, 2) and found.from_siblings and found.saved_output
+
+
+def test_a_printed_version_outranks_a_copied_colab_selection(tmp_path):
+    # Two chapters printed 2.8.0 and 2.9.0; a third kept the `%tensorflow_version 2.x` line of an older
+    # notebook. The line votes for TensorFlow 2, but its 2.0 must not become the whole course's target.
+    _course(tmp_path, [("print(tf.__version__)", stdout("2.8.0\n")), ("print(tf.__version__)", stdout("2.9.0\n")),
+                       "%tensorflow_version 2.x"])
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    found = VersionSearch().project_version(lesson, str(tmp_path.resolve()))
+    assert found.version == (2, 8) and "3 of the 3 notebooks" in found.evidence and "printed" in found.evidence
+    assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == ["Course 1 - Lesson 2.ipynb"]  # 2.8 has it
+
+
+def test_colab_selections_alone_still_answer_2_0(tmp_path):
+    _course(tmp_path, ["%tensorflow_version 2.x", "%tensorflow_version 2.x"])
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    assert VersionSearch().project_version(lesson, str(tmp_path.resolve())).version == (2, 0)
+
+
+def test_show_settings_and_check_give_an_unmarked_projects_notebook_one_version(tmp_path):
+    # No marker anywhere: the project is the directory the command runs in, for --show-settings (and
+    # every entry point asking `with_project_version`) as for the check itself.
+    for folder, printed in (("a", "2.8.0"), ("b", "2.9.0")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "n.ipynb").write_text(notebook(("import tensorflow as tf\nprint(tf.__version__)",
+                                                             stdout(printed + "\n"))))
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "target.ipynb").write_text(notebook(
+        "import tensorflow as tf", "model = tf.keras.Sequential([tf.keras.layers.Dense(10)])\n"
+        "model.compile('adam', 'mse')\nmodel.fit_generator(gen, epochs=10)\n"))
+    shown = run_cli("check", "--isolated", "--show-settings", "d/target.ipynb", cwd=tmp_path).stdout
+    assert "d/target.ipynb: target-version 2.8 (" in shown
+    found = run_cli("check", "--isolated", "--no-cache", "--select", "TFP402", "--output-format", "json",
+                    "d/target.ipynb", cwd=tmp_path)
+    assert ["TensorFlow 2.8, the target" in d["message"] for d in json.loads(found.stdout)] == [True]
+
+
+def test_the_projects_notebooks_are_found_by_the_index_walk_and_within_its_bound(tmp_path, monkeypatch):
+    # Notebooks of a virtual environment or of node_modules are no part of the course; a project of
+    # more directories than the index walks says nothing rather than walking them on every run.
+    from tflint_perf.project import index
+
+    _course(tmp_path, [("print(tf.__version__)", stdout("2.8.0\n")), ("print(tf.__version__)", stdout("2.9.0\n"))])
+    for vendored in ("venv/share", "node_modules/pkg"):
+        (tmp_path / vendored).mkdir(parents=True)
+        for number in range(2):
+            (tmp_path / vendored / f"old{number}.ipynb").write_text(
+                notebook(("import tensorflow as tf\nprint(tf.__version__)", stdout("1.15.0\n"))))
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    assert VersionSearch().project_version(lesson, str(tmp_path.resolve())).version == (2, 8)
+    walked = index.walk_files(str(tmp_path), (".ipynb",), 100)
+    assert walked is not None and not any("venv" in path or "node_modules" in path for path in walked)
+    directories = 1 + len(list((tmp_path / "In Practice").iterdir())) + 1  # the top, "In Practice", its weeks
+    monkeypatch.setattr(index, "MAX_PROJECT_DIRECTORIES", directories)
+    assert index.walk_files(str(tmp_path), (".ipynb",), 100) is not None
+    monkeypatch.setattr(index, "MAX_PROJECT_DIRECTORIES", directories - 1)
+    assert index.walk_files(str(tmp_path), (".ipynb",), 100) is None
+    assert VersionSearch().project_version(lesson, str(tmp_path.resolve())) is None

@@ -346,7 +346,7 @@ def with_project_version(settings: Settings, path: Path) -> Settings:
         return settings
     from tflint_perf.project.tf_version import infer_for_file
 
-    inferred = infer_for_file(path)  # a notebook's own declaration first, then the project's files
+    inferred = infer_for_file(path, settings.root)  # as a run infers it (an unmarked project: the run's root)
     return settings if inferred is None else with_inferred_version(settings, inferred)
 
 

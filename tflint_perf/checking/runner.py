@@ -196,26 +196,15 @@ class _Plan:
         return known
 
     def _notebook_settings(self, real: str, around: Settings) -> Settings:
-        """The settings of a notebook: the TensorFlow it installs in its own cells (remembered by its
-        stat), when none is configured; else its directory's (``around``); else the TensorFlow its
-        saved output of ``tf.__version__`` shows; else the one its sibling notebooks agree on; else
-        the one the notebooks of its project agree on (``tf_version.infer_for_file``'s order)."""
+        """The settings of a notebook, when no version is configured: ``VersionSearch.for_notebook``'s
+        answer (the one every entry point gives), or its directory's settings (``around``) where
+        that answer is the directory's."""
         if self.settings.target_version is not None:
             return around
-        inferred = self.versions.notebook(real)
-        if inferred is None and around.target_version is None:
-            inferred = self.versions.sibling_version(real) or self.versions.project_version(real, self._project_top(real))
-        if inferred is None or (inferred.saved_output and around.target_version is not None):
+        inferred = self.versions.for_notebook(real, self._fallback)
+        if inferred is None or inferred == self.versions.infer(os.path.dirname(real)):
             return around
         return with_inferred_version(self.settings, inferred)
-
-    def _project_top(self, real_file: str) -> str:
-        """The project a notebook belongs to, for its notebooks' consensus: the nearest marked
-        ancestor, else the root of the run when the notebook lies under it."""
-        directory = os.path.dirname(real_file)
-        fallback = self._fallback if directory == self._fallback_text or directory.startswith(
-            self._fallback_prefix) else None
-        return str(project_root(Path(directory), fallback))
 
     def _project_files(self, real_directory: str, real_file: str) -> ProjectFiles:
         """The project of the files in a directory (``project_for``'s answer, asked once per project)."""

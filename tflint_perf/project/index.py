@@ -121,6 +121,31 @@ def digest_of_files(files: Iterable[str], digest: Callable[[str], bytes]) -> str
                                     for file in ordered), digest_size=16).hexdigest()
 
 
+def walk_files(top: str, suffixes: Tuple[str, ...], max_files: int) -> Optional[List[str]]:
+    """The files under ``top`` whose names end in one of ``suffixes``, in sorted order, skipping what
+    is never a project's own (hidden directories, virtual environments, ``node_modules``, build
+    output); None past ``max_files`` of them or ``MAX_PROJECT_DIRECTORIES`` directories: a collection
+    too big to walk on every run. The one walk of a project's files (its imports, its notebooks)."""
+    found: List[str] = []
+    for visited, (current, directories, names) in enumerate(os.walk(top)):
+        if visited >= MAX_PROJECT_DIRECTORIES:
+            return None
+        directories[:] = sorted(d for d in directories if d not in _SKIPPED_DIRECTORIES and not d.startswith("."))
+        found.extend(os.path.join(current, name) for name in sorted(names) if name.endswith(suffixes))
+        if len(found) > max_files:
+            return None
+    return found
+
+
+def run_project_root(path: Path, run_root: Optional[Path]) -> Path:
+    """The project of ``path`` in a run: the nearest marked ancestor, else ``run_root`` (the directory
+    the command runs in) where ``path`` lies under it, else ``path``'s own directory."""
+    fallback = run_root.resolve() if run_root is not None else None
+    if fallback is not None and fallback != path and fallback not in path.parents:
+        fallback = None  # a file outside the directory the command runs in: its own directory
+    return project_root(path, fallback)
+
+
 def project_root(path: Path, fallback: Optional[Path] = None) -> Path:
     """The nearest ancestor of ``path`` that holds a project marker; ``fallback`` (or the file's own
     directory) when none does."""
@@ -262,16 +287,8 @@ class Project:
     def files(self) -> List[Path]:
         """Every Python file and notebook under the root (bounded: an empty list past MAX_PROJECT_FILES)."""
         if self._files is None:
-            found: List[Path] = []
-            for visited, (current, directories, names) in enumerate(os.walk(self.root)):
-                directories[:] = sorted(
-                    d for d in directories if d not in _SKIPPED_DIRECTORIES and not d.startswith(".")
-                )
-                found.extend(Path(current) / name for name in sorted(names) if name.endswith(_SUFFIXES))
-                if len(found) > MAX_PROJECT_FILES or visited > MAX_PROJECT_DIRECTORIES:
-                    found = []  # too big to scan on every check: modules imported still resolve, importers do not
-                    break
-            self._files = found
+            # Too big to scan on every check: modules imported still resolve, importers do not.
+            self._files = [Path(found) for found in walk_files(str(self.root), _SUFFIXES, MAX_PROJECT_FILES) or ()]
         return self._files
 
     def imports_of(self, path: Path) -> List[ImportRef]:
@@ -514,10 +531,7 @@ _PROJECTS: Dict[Path, Project] = {}
 def project_for(path: Path, fallback_root: Optional[Path] = None) -> Project:
     """The run's shared Project for the file at ``path``."""
     path = path.resolve()
-    fallback = fallback_root.resolve() if fallback_root is not None else None
-    if fallback is not None and fallback not in path.parents:
-        fallback = None  # a file outside the directory the command runs in: its own directory
-    root = project_root(path, fallback)
+    root = run_project_root(path, fallback_root)
     project = _PROJECTS.get(root)
     if project is None:
         project = _PROJECTS[root] = Project(root)

@@ -73,6 +73,8 @@ class NotebookVersion:
     version: Version
     evidence: str  # what the notebook shows, and where: "installs `tensorflow==2.0.0-alpha0` (cell 4)"
     saved_output: bool = False  # only a saved output of `tf.__version__`: where it last ran
+    # Only Colab's `%tensorflow_version 2.x`: a line copied on for years, weaker than a printed version.
+    colab_selection: bool = False
 
 
 def notebook_version(text: str) -> Optional[NotebookVersion]:
@@ -123,7 +125,7 @@ def _selected(source: str, cell: int) -> Iterator[NotebookVersion]:
         magic = _COLAB_MAGIC.match(line)
         if magic is not None and magic.group(1) == "2":
             yield NotebookVersion(_COLAB_TWO, f"selects Colab's TensorFlow 2 (`%tensorflow_version 2.x`, cell {cell}), "
-                                  "as notebooks did while Colab's default was 1.x (to March 2020: 2.0 and 2.1)", True)
+                                  "as notebooks did while Colab's default was 1.x (to March 2020: 2.0 and 2.1)", True, True)
 
 
 def _install_arguments(line: str) -> List[str]:

@@ -36,7 +36,9 @@ ran on counts there (saved outputs of ``tf.__version__``, Colab's ``%tensorflow_
 install far from the notebook at hand is that notebook's own need (tensorflow/docs' migration
 guides pin 2.9, 2.10 and 2.11 among 185 notebooks for the current TensorFlow). It takes at least
 two such notebooks, of which at least three in four name one major version, and answers the
-oldest they name (a requirement's lower bound: what the course must run on). A minority of the
+oldest they name (a requirement's lower bound: what the course must run on); Colab's 2.x counts for
+TensorFlow 2, but its 2.0 is the answer only where no notebook printed a 2.x version (the line was
+copied into notebooks run on later releases: one such copy must not make a 2.8 course 2.0). A minority of the
 other major (one TensorFlow 1 notebook kept from an earlier edition) does not speak for the rest;
 a project split between majors says nothing. As the siblings', the answer is a guess about the
 notebook, which TensorFlow 1 code in the notebook outranks.
@@ -57,7 +59,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-from tflint_perf.project.index import project_root
+from tflint_perf.project.index import run_project_root, walk_files
 from tflint_perf.project.notebook_version import notebook_version
 from tflint_perf.project.requirement import Version, lower_bound
 
@@ -87,6 +89,8 @@ class InferredVersion:
     # Only what the notebook's siblings declare (``VersionSearch.sibling_version``): a guess about the
     # notebook, which the notebook's own code outranks when it runs only on TensorFlow 1.
     from_siblings: bool = False
+    # Only Colab's `%tensorflow_version 2.x` (``NotebookVersion.colab_selection``): a printed version outranks it.
+    colab_selection: bool = False
 
     def describe(self) -> str:
         return f"{self.version[0]}.{self.version[1]} (inferred from {self.where()})"
@@ -101,34 +105,18 @@ def infer_tensorflow_version(directory: Path) -> Optional[InferredVersion]:
     return _infer(str(directory.resolve()))
 
 
-def infer_for_file(path: Path) -> Optional[InferredVersion]:
-    """The TensorFlow a file runs on: a notebook's own declaration, else its project's (a directory
-    given as ``path`` is searched from itself)."""
+def infer_for_file(path: Path, run_root: Optional[Path] = None) -> Optional[InferredVersion]:
+    """The TensorFlow a file runs on: a notebook's as ``VersionSearch.for_notebook`` answers it (the
+    run's answer: ``run_root``, the directory the command runs in, is an unmarked project's root), else
+    its project's dependency files' (a directory given as ``path`` is searched from itself)."""
     if path.suffix == NOTEBOOK_SUFFIX:
-        real = os.path.realpath(path)
-        try:
-            status = os.stat(real)
-        except OSError:
-            status = None
-        found = _notebook(real, status.st_mtime_ns, status.st_size) if status is not None else None
-        if found is not None and not found.saved_output:
-            return found
-        found = infer_tensorflow_version(path.parent) or found
-        if found is None:
-            search = VersionSearch()
-            found = search.sibling_version(real) or search.project_version(real, str(project_root(Path(real))))
-        return found
+        return VersionSearch().for_notebook(os.path.realpath(path), run_root)
     return infer_tensorflow_version(path.parent if path.suffix else path)
 
 
 @lru_cache(maxsize=1024)  # per directory: every file of a project asks the same few
 def _infer(directory: str) -> Optional[InferredVersion]:
     return VersionSearch().infer(directory)
-
-
-@lru_cache(maxsize=256)  # by stat: an edited notebook is read again
-def _notebook(real: str, mtime_ns: int, size: int) -> Optional[InferredVersion]:
-    return VersionSearch().notebook(real)
 
 
 class VersionSearch:
@@ -164,6 +152,17 @@ class VersionSearch:
             current = current.parent
         return None
 
+    def for_notebook(self, real: str, run_root: Optional[Path] = None) -> Optional[InferredVersion]:
+        """The TensorFlow the notebook at ``real`` (a real path) runs on: a pinned install of its own;
+        else its directory's dependency files; else its saved output (or Colab selection); else what its
+        sibling notebooks agree on; else what its project's notebooks agree on (the project around it:
+        ``run_project_root``). The one order of every entry point: a run, --show-settings, flake8, the server."""
+        own = self.notebook(real)
+        if own is not None and not own.saved_output:
+            return own
+        return (self.infer(os.path.dirname(real)) or own or self.sibling_version(real)
+                or self.project_version(real, str(run_project_root(Path(real), run_root))))
+
     def notebook(self, real: str) -> Optional[InferredVersion]:
         """The TensorFlow the notebook at ``real`` (a real path) declares in its own cells, if any,
         remembered by its stat as a dependency file's bound is."""
@@ -171,7 +170,7 @@ class VersionSearch:
         bound, detail = remembered if remembered is not None else self._remember(real, _read_notebook)
         if bound is None or detail is None:
             return None
-        return InferredVersion(bound, Path(real), str(detail[0]), bool(detail[1]))
+        return InferredVersion(bound, Path(real), str(detail[0]), bool(detail[1]), colab_selection=bool(detail[2]))
 
     def sibling_version(self, real: str) -> Optional[InferredVersion]:
         """The TensorFlow the other notebooks of ``real``'s directory declare (installs or saved
@@ -189,7 +188,9 @@ class VersionSearch:
     def project_version(self, real: str, top: str) -> Optional[InferredVersion]:
         """The oldest TensorFlow the notebooks of the project under ``top`` declare (``real`` aside),
         when at least two declare and three in four of them name one major version (the module's
-        docstring says why); None otherwise."""
+        docstring says why); None otherwise. A Colab selection of 2.x votes for the major, but its
+        2.0 is the answer only where no notebook of that major printed its version: the line was
+        copied into notebooks that ran on later releases."""
         declared = [found for path, found in self._project_notebooks(top) if path != real]
         if len(declared) < _MIN_SIBLINGS:
             return None
@@ -199,28 +200,24 @@ class VersionSearch:
         major = max(majors.values(), key=len)
         if len(major) < _PROJECT_MAJORITY * len(declared):
             return None
-        oldest = min(major, key=lambda found: found.version)
+        printed = [found for found in major if not found.colab_selection]
+        oldest = min(printed or major, key=lambda found: found.version)
         evidence = (f"{len(major)} of the {len(declared)} notebooks of the project that declare a TensorFlow name "
                     f"{oldest.version[0]}.x, the oldest {oldest.version[0]}.{oldest.version[1]}: "
                     f"{os.path.relpath(oldest.source, top)} {oldest.evidence}")
         return InferredVersion(oldest.version, Path(real), evidence, saved_output=True, from_siblings=True)
 
     def _project_notebooks(self, top: str) -> List[Tuple[str, InferredVersion]]:
-        """The notebooks under ``top`` (hidden directories aside) that show the TensorFlow they ran on
-        (a saved output, Colab's magic; not a pin), by real path, read once per project; none when the project holds more than ``_MAX_PROJECT_NOTEBOOKS``."""
+        """The notebooks under ``top`` that show the TensorFlow they ran on (a saved output, Colab's
+        magic; not a pin), by real path, read once per project; found by the project index's walk
+        (``walk_files``: the directories it skips, and its bound on directories), and none when the
+        project holds more than ``_MAX_PROJECT_NOTEBOOKS`` or more directories than that bound."""
         if top not in self._projects:
-            paths: List[str] = []
-            for directory, subdirectories, names in os.walk(top):
-                subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
-                paths.extend(os.path.join(directory, name) for name in sorted(names) if name.endswith(NOTEBOOK_SUFFIX))
-                if len(paths) > _MAX_PROJECT_NOTEBOOKS:
-                    break
             found: List[Tuple[str, InferredVersion]] = []
-            if len(paths) <= _MAX_PROJECT_NOTEBOOKS:
-                for path in paths:
-                    declared = self.notebook(os.path.realpath(path))
-                    if declared is not None and declared.saved_output:  # where it ran, not a pin of its own
-                        found.append((os.path.realpath(path), declared))
+            for path in walk_files(top, (NOTEBOOK_SUFFIX,), _MAX_PROJECT_NOTEBOOKS) or ():
+                declared = self.notebook(os.path.realpath(path))
+                if declared is not None and declared.saved_output:  # where it ran, not a pin of its own
+                    found.append((os.path.realpath(path), declared))
             self._projects[top] = found
         return self._projects[top]
 
@@ -275,7 +272,7 @@ class VersionSearch:
     def _remembered(self, name: str) -> Optional[Tuple[Optional[Version], Optional[list]]]:
         """What an earlier run read from the file (its bound, and for a notebook what it shows), when
         its stat still matches: ``[mtime_ns, size, bound]``, or ``[mtime_ns, size, bound, [evidence,
-        saved_output]]`` for a notebook."""
+        saved_output, colab_selection]]`` for a notebook."""
         known = self.stamps.get(name)
         if not isinstance(known, list) or len(known) not in (3, 4):
             return None
@@ -287,7 +284,7 @@ class VersionSearch:
             return None
         bound = known[2]
         detail = known[3] if len(known) == 4 else None
-        if detail is not None and not (isinstance(detail, list) and len(detail) == 2 and isinstance(detail[0], str)):
+        if detail is not None and not (isinstance(detail, list) and len(detail) == 3 and isinstance(detail[0], str)):
             return None
         if bound is None:
             return None, detail
@@ -326,7 +323,7 @@ def _read_dependency_file(path: Path, text: str) -> Tuple[Optional[Version], Opt
 
 def _read_notebook(path: Path, text: str) -> Tuple[Optional[Version], Optional[list]]:
     found = notebook_version(text)
-    return (None, None) if found is None else (found.version, [found.evidence, found.saved_output])
+    return (None, None) if found is None else (found.version, [found.evidence, found.saved_output, found.colab_selection])
 
 
 def _dependency_files(directory: Path) -> Iterator[Path]:
@@ -404,4 +401,3 @@ def _setup_py_requirements(text: str) -> List[str]:
 def forget_inferred_versions() -> None:
     """Forget each directory's answer: a dependency file changed (the language server reloads)."""
     _infer.cache_clear()
-    _notebook.cache_clear()

@@ -40,7 +40,7 @@ fixed order on purpose, as in the "shuffle once, then `take`/`skip` a fixed spli
 shuffle-only cache followed by another reshuffling `shuffle()` or `shuffle_and_repeat` (in the
 same function or a helper the pipeline goes through; one path that reshuffles is enough, as in
 the reference ImageNet input functions that shuffle files and reshuffle records under the same
-`if is_training:`), a cache after an endless `repeat()` (no count, and no `take(n)` after it: its first pass never
+`if is_training:`), a cache after an endless `repeat()` (no count, `None` or `-1`, and no `take(n)` after it: its first pass never
 ends, so it never replays anything and the shuffle before it reshuffles on every pass), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
 a single loop over the data, with no `repeat()` after the cache), pipelines consumed only for
 evaluation, inference or inspection (their order does not matter), and, with no consumer in sight,
@@ -95,6 +95,21 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
             "    ds = ds.batch(batch_size).map(preprocess)\n    return ds.cache().prefetch(tf.data.AUTOTUNE)\n\n"
             "model.fit(load(train, 32, True), epochs=3, steps_per_epoch=100)\n"
         ),
+        # `repeat(-1)`, `repeat(count=None)` and `shuffle_and_repeat(n, -1)` repeat forever as `repeat()` does
+        # (a count of -1 through a constant too): the cache after them never completes a pass.
+        Valid(
+            _TF + "ds = tf.data.TFRecordDataset(files).map(parse).shuffle(10000).repeat(-1).batch(64).cache()\n"
+            "model.fit(ds, epochs=10, steps_per_epoch=1000)\n"
+        ),
+        Valid(
+            _TF + "ds = tf.data.TFRecordDataset(files).map(parse).shuffle(10000).repeat(count=None).cache()\n"
+            "model.fit(ds, epochs=10, steps_per_epoch=1000)\n"
+        ),
+        Valid(
+            _TF + "FOREVER = -1\nds = tf.data.TFRecordDataset(files).map(parse)\n"
+            "ds = ds.apply(tf.data.experimental.shuffle_and_repeat(10000, FOREVER)).batch(64).cache()\n"
+            "model.fit(ds, epochs=10, steps_per_epoch=1000)\n"
+        ),
         # A same-file helper reshuffles after the cache.
         Valid(
             _TF + "def finish(ds):\n    return ds.shuffle(1000).batch(32)\n\n"
@@ -139,6 +154,12 @@ deterministic `map` would stop caching that map's work). Otherwise the finding h
         ),
     )
     invalid = (
+        # A finite count: the cache completes its pass of two repeats and replays it every epoch.
+        Invalid(
+            _TF + "ds = tf.data.TFRecordDataset(files).map(parse).shuffle(10000).repeat(2).batch(64).cache()\n"
+            "model.fit(ds, epochs=10)\n",
+            fixed=None,
+        ),
         # An endless repeat cut short by `take`: the cache completes and replays the first order.
         Invalid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1000).repeat().take(5000).batch(32).cache()\n"

@@ -331,15 +331,23 @@ class StatePredicates:
         endless = False
         for op in state.ops_before(call):
             if op.name == "repeat":
-                count = argument(op.call, "count", 0)
-                endless = count is None or (isinstance(count.value, cst.Name) and count.value.value == "None") \
-                    or int_literal(count.value) == -1
+                endless = self.repeats_endlessly(op.call, 0)
             elif op.name == "apply" and op.call.args and isinstance(op.call.args[0].value, cst.Call) \
                     and self.model.call_name(op.call.args[0].value) in SHUFFLE_TRANSFORMATIONS:
-                endless = argument(op.call.args[0].value, "count", 1) is None
+                endless = self.repeats_endlessly(op.call.args[0].value, 1)
             elif op.name == "take":
                 endless = False
         return endless
+
+    def repeats_endlessly(self, call: cst.Call, position: int) -> bool:
+        """The `count` of a `repeat(count)` or `shuffle_and_repeat(buffer_size, count)` (at ``position``)
+        repeats forever: not passed, `None`, or `-1` ("if count is None or -1", TensorFlow's docs), written
+        there or through a constant (`REPEAT_FOREVER = -1`)."""
+        count = argument(call, "count", position)
+        if count is None or (isinstance(count.value, cst.Name) and count.value.value == "None"):
+            return True
+        known = self.model.integer_values.signed(count.value, self.model.site_of(call))  # type: ignore[attr-defined]
+        return known is not None and known.value == -1
 
     def reshuffles(self, op: Op) -> bool:
         """The op shuffles anew on every pass: `shuffle(n)` (not `reshuffle_each_iteration=False`, a
