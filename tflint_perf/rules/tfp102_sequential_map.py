@@ -113,7 +113,8 @@ tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and
 {"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
 as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
 rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`; not a whole element or a slice,
-which may be a sequence: `lambda seq: tf.one_hot(seq, 256)`), and, after `batch`, a function that
+which may be a sequence: `lambda seq: tf.one_hot(seq, 256)`), such a cheap map over a toy dataset's elements
+(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
 element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
@@ -296,6 +297,13 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
               "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=8))\n"
               "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n"),
+        # adventuresinML's tf_dataset_tutorial.py: the labels of sklearn's digits (1,437 rows) one-hot encoded
+        # one by one: microseconds for the whole toy set.
+        Valid("import tensorflow as tf\nfrom sklearn.datasets import load_digits\ndigits = load_digits(return_X_y=True)\n"
+              "labels = digits[1][:int(len(digits[0]) * 0.8)]\n"
+              "dx = tf.data.Dataset.from_tensor_slices(digits[0][:int(len(digits[0]) * 0.8)])\n"
+              "dy = tf.data.Dataset.from_tensor_slices(labels).map(lambda z: tf.one_hot(z, 10))\n"
+              "model.fit(tf.data.Dataset.zip((dx, dy)).shuffle(500).repeat().batch(30), epochs=10, steps_per_epoch=50)\n"),
         # One feature picked by its key and one-hot encoded while the image passes through: the label half.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse, 4)\n"
               "ds = ds.map(lambda features: (features['image'], tf.one_hot(features['label'], 10)))\n"
@@ -503,6 +511,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 continue
             if all(pipelines.cheap_batch_map(state, call) for state in states):
                 continue  # batches cast, scaled, one-hot encoded, padded: microseconds per batch
+            if all(pipelines.cheap_on_toy_set(state, op) for state in states):
+                continue  # `from_tensor_slices(digits_labels).map(lambda z: tf.one_hot(z, 10))`: a toy set's labels
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

@@ -118,9 +118,8 @@ class StatePredicates:
             return True
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
-        toy = self._toy_source(state)
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
-                   and not (toy and self._cheap_map(op)) for op in state.ops)
+                   and not self.cheap_on_toy_set(state, op) for op in state.ops)
 
     def _zipped_parts(self, state: State) -> Optional[List[State]]:
         """The pipelines a `Dataset.zip` source pairs (`zip((images, labels))`): the longest states
@@ -130,6 +129,12 @@ class StatePredicates:
         if zip_call not in self.zips_seen_whole:
             return None
         return maximal([other for other in self.states() if zip_call in self.zipped_into.get(other, ())])
+
+    def cheap_on_toy_set(self, state: State, op: Op) -> bool:
+        """The op is a map that only picks, casts, scales or one-hot encodes (`lambda z: tf.one_hot(z, 10)`)
+        over the elements of a toy dataset (``_toy_source``): microseconds for the whole set, nothing to
+        overlap or parallelise."""
+        return self._cheap_map(op) and self._toy_source(state)
 
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
