@@ -35,6 +35,19 @@ def _site(model, name):
         ("DEBUG = False\n", "not DEBUG", True, False),
         ("DEBUG = True\n", "DEBUG", True, False),
         ("DEBUG = False\nDEBUG = True\n", "DEBUG", True, True),  # bound twice: unknown
+        # A function that declares it `global` rebinds it (`parse_args()` setting it from a flag): unknown.
+        ("DEBUG = False\ndef parse_args():\n    global DEBUG\n    DEBUG = True\n", "DEBUG", True, True),
+        ("DEBUG = False\ndef parse_args():\n    global DEBUG, N\n    DEBUG, N = read()\n", "DEBUG", True, True),
+        ("DEBUG = False\ndef parse_args():\n    global DEBUG\n    for DEBUG in read():\n        pass\n", "DEBUG", True, True),
+        ("DEBUG = False\ndef parse_args():\n    global DEBUG\n    DEBUG |= read()\n", "DEBUG", True, True),
+        ("def parse_args():\n    global DEBUG\n    DEBUG = True\n", "DEBUG", True, True),
+        # `global` covers the function that says it, not one nested in it: `g`'s DEBUG is its own.
+        ("DEBUG = False\ndef f():\n    global DEBUG\n    def g():\n        DEBUG = True\n", "DEBUG", False, True),
+        # Module-level rebindings without `=`: each makes the name no constant.
+        ("DEBUG = False\nDEBUG |= read()\n", "DEBUG", True, True),
+        ("DEBUG = False\nfor DEBUG in read():\n    pass\n", "DEBUG", True, True),
+        ("DEBUG = False\nwith read() as DEBUG:\n    pass\n", "DEBUG", True, True),
+        ("DEBUG = False\nDEBUG: bool = read()\n", "DEBUG", True, True),
         ("import argparse\np = argparse.ArgumentParser()\np.add_argument('--debug', default=False)\nargs = p.parse_args()\n",
          "args.debug", True, True),  # a flag: the run decides
     ],
@@ -106,6 +119,43 @@ def test_a_fit_of_a_few_steps_in_all_is_a_smoke_run(arguments, smoke):
     if "epochs=3" in arguments:
         assert purposes["validation"][1] is not smoke  # validated after each of three smoke epochs: no hot path
     assert bool(codes(source, ["TFP102"])) is not smoke
+
+
+def test_a_constant_a_function_rebinds_under_global_is_read_at_run_time():
+    """`TRAIN = False` / `STEPS_PER_EPOCH = 1` set again from the command line by `parse_args()` under
+    `global`: the branch may run and the fit may be long, so the pipeline it trains on is checked."""
+    condition = """
+        import tensorflow as tf
+        TRAIN = False
+        def parse_args():
+            global TRAIN
+            TRAIN = True
+        def main(paths, labels, model):
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32)
+            if TRAIN:
+                model.fit(ds, epochs=10)
+    """
+    assert codes(condition, ["TFP101"]) == [("TFP101", 8)]
+    counts = """
+        import tensorflow as tf
+        STEPS_PER_EPOCH = 1
+        EPOCHS = 1
+        def parse_args():
+            global STEPS_PER_EPOCH, EPOCHS
+            args = parser.parse_args()
+            STEPS_PER_EPOCH, EPOCHS = args.steps, args.epochs
+        def main(paths, labels):
+            parse_args()
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32).repeat()
+            model.fit(ds, steps_per_epoch=STEPS_PER_EPOCH, epochs=EPOCHS)
+    """
+    model = model_of(counts)
+    assert [c.purpose.value for c in model.pipelines.consumptions] == ["training"]
+    assert model.step_loops.fixed_integer(libcst.parse_expression("STEPS_PER_EPOCH")) is None
+    # Read from the function that rebinds it, the name is the module's, not a local of its own.
+    (parse_args,) = [f for f in model.functions if f.name == "parse_args"]
+    scope, bindings = model.scope_bindings("EPOCHS", parse_args)
+    assert scope is None and [b.kind for b in bindings] == ["assign", "unpack"]
 
 
 def test_a_smoke_sized_fit_repeated_by_a_loop_trains():

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -145,6 +145,10 @@ class CallSite:
     statement: Optional[cst.SimpleStatementLine] = None
 
 
+# Module-level statements that bind a name without an `=` (which `visit_Assign` records with its value):
+# a second binding of a name, so no constant.
+_REBINDING_STATEMENTS = ("augassign", "for", "with")
+
 # Attributes recorded where they are used (not only called): `tf.data.experimental.AUTOTUNE`.
 NOTED_ATTRIBUTES = frozenset({"AUTOTUNE"})
 
@@ -168,6 +172,8 @@ class _Collector(cst.CSTVisitor):
         self._order = 0
         # Bindings per scope: a function, or None for the module. Class bodies are not scopes here.
         self.bindings: Dict[Optional[FunctionInfo], Dict[str, List[Binding]]] = {}
+        # The names each function declares `global`: what it binds to them are module bindings.
+        self._globals: Dict[FunctionInfo, Set[str]] = {}
 
     def _place(self) -> Place:
         self._order += 1
@@ -177,6 +183,12 @@ class _Collector(cst.CSTVisitor):
         if self._containers and isinstance(self._containers[-1], ClassInfo):
             return
         scope = self._current_function()
+        if scope is not None and name in self._globals.get(scope, ()):
+            scope = None  # `global TRAIN; TRAIN = True` in `parse_args()` rebinds the module's TRAIN
+            if kind != "import":  # an import stays in the import table, as a module-level one does
+                self.module_assignments.setdefault(name, []).append(None)  # type: ignore[arg-type]
+        elif scope is None and kind in _REBINDING_STATEMENTS:
+            self._note_binding(name)
         binding = Binding(name, kind, value, self._place(), scope=scope, **extra)
         self.bindings.setdefault(scope, {}).setdefault(name, []).append(binding)
 
@@ -321,6 +333,7 @@ class _Collector(cst.CSTVisitor):
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if original_node.value is not None:
             self._bind_target(original_node.target, "assign", original_node.value)
+            self._note_bindings(original_node.target)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         if isinstance(original_node.target, cst.Name):
@@ -328,6 +341,7 @@ class _Collector(cst.CSTVisitor):
 
     def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
         self._bind_target(original_node.target, "assign", original_node.value)
+        self._note_bindings(original_node.target)
 
     def leave_WithItem(self, original_node: cst.WithItem) -> None:
         if original_node.asname is not None:
@@ -335,6 +349,9 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Global(self, node: cst.Global) -> None:
         self._mark_global()
+        function = self._current_function()
+        if function is not None:
+            self._globals.setdefault(function, set()).update(item.name.value for item in node.names)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self._mark_global()
@@ -370,6 +387,12 @@ class _Collector(cst.CSTVisitor):
     def _note_binding(self, name: str) -> None:
         if not self._containers:
             self.module_assignments.setdefault(name, []).append(None)  # type: ignore[arg-type]
+
+    def _note_bindings(self, target: cst.BaseExpression) -> None:
+        """A module-level binding whose value is not recorded as a constant's (``X: int = 5``,
+        ``(X := f())``): it makes a name bound elsewhere too no constant."""
+        for name in _names_in_target(target):
+            self._note_binding(name)
 
 
 def _paths_in_target(target: cst.BaseExpression, path: Tuple[int, ...]) -> List[Tuple[Tuple[int, ...], str]]:

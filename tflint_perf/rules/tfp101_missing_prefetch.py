@@ -63,6 +63,11 @@ _DANN = (
     "training_dataset = training_dataset.map(prepare_fn, num_parallel_calls=4)\n"
     "model.fit(training_dataset, epochs=30, steps_per_epoch=100)\n"
 )
+_ZIPPED_PARAMETER = (
+    "import tensorflow as tf\ndef train(model, images, labels):\n"
+    "    label_ds = tf.data.Dataset.from_tensor_slices(labels)\n"
+    "    ds = tf.data.Dataset.zip(({images}, label_ds)).batch(32)\n    model.fit(ds, epochs=10)\n"
+)
 _BIT = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
     "def reshape_for_keras(features, batch_size, crop_size):\n"
@@ -317,6 +322,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # Packt's Hands-On CV with TF2, Chapter07 DANN: two in-memory sets batched by halves and zipped, then a
         # per-batch map (a `functools.partial` of it) that concatenates the halves and builds zero labels and weights.
         Valid(_DANN.format(work="tf.concat((source_images, target_images), axis=0)")),
+        # Both zipped parts slice the arrays passed in: regrouped in-memory rows, nothing to overlap.
+        Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
         # The same zip with a per-batch resize: interpolation of every pixel, work a prefetch would overlap.
@@ -433,6 +440,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
             fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse, 4).prefetch(tf.data.AUTOTUNE)\nit = iter(ds)\n"
             "print(next(it))\nfor step in range(100):\n    train_step(next(it))\n",
         ),
+        # The images come in as a parameter: the zip pairs a pipeline the analysis cannot see with in-memory
+        # labels, and the images may be decoded and resized; only when every part is seen is a zip no work.
+        Invalid(_ZIPPED_PARAMETER.format(images="images"),
+                fixed=_ZIPPED_PARAMETER.format(images="images").replace(".batch(32)", ".batch(32).prefetch(tf.data.AUTOTUNE)")),
         # Both sides of the zip read and parse records: prefetching one does not cover the other.
         Invalid(
             "import tensorflow as tf\nlabels = tf.data.TFRecordDataset(g).map(parse, 4).batch(8)\n"

@@ -38,6 +38,13 @@ _MNIST_PER_BATCH = (
 )
 # czy36mengfei/tensorflow2_tutorials_chinese 026-Transformer: a `py_function` tokenizer before `cache()`
 # (`{map}`), read by `{epochs}` epochs.
+# A char-RNN's input: text files encoded to byte ids, cut into chunks of 1,001, each mapped by `{encode}`.
+_CHAR_CHUNKS = (
+    "import tensorflow as tf\nVOCAB = 256\n"
+    "chunks = tf.data.TextLineDataset(files).map(encode, 4).unbatch().batch(1001, drop_remainder=True)\n"
+    "ds = chunks.map({encode})\nmodel.fit(ds.shuffle(10000).batch(64).prefetch(1), epochs=50)\n"
+)
+_SLICED_ONE_HOTS = "lambda seq: (tf.one_hot(seq[:-1], VOCAB), tf.one_hot(seq[1:], VOCAB))"
 _CACHED = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef encode(lang1, lang2):\n    return tokenizer.encode(lang1.numpy()), tokenizer.encode(lang2.numpy())\n"
     "def tf_encode(pt, en):\n    return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])\n"
@@ -105,7 +112,9 @@ z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`
 tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and converts scalar ids or flags among them (`lambda x:
 {"movie_id": tf.strings.to_number(x["movie_id"]), "gender": int(x["user_gender"])}`, `as_string`:
 as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
-rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`), and, after `batch`, a function that
+rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`; not a whole element or a slice,
+which may be a sequence: `lambda seq: tf.one_hot(seq, 256)`), such a cheap map over a toy dataset's elements
+(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
 element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
@@ -288,8 +297,26 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "train = tfds.load('tf_flowers', split='train', as_supervised=True)\n"
               "def label_format(image, label):\n    return (image, tf.one_hot(label, depth=8))\n"
               "train = train.map(label_format)\nmodel.fit(train.batch(32), epochs=5)\n"),
+        # adventuresinML's tf_dataset_tutorial.py: the labels of sklearn's digits (1,437 rows) one-hot encoded
+        # one by one: microseconds for the whole toy set.
+        Valid("import tensorflow as tf\nfrom sklearn.datasets import load_digits\ndigits = load_digits(return_X_y=True)\n"
+              "labels = digits[1][:int(len(digits[0]) * 0.8)]\n"
+              "dx = tf.data.Dataset.from_tensor_slices(digits[0][:int(len(digits[0]) * 0.8)])\n"
+              "dy = tf.data.Dataset.from_tensor_slices(labels).map(lambda z: tf.one_hot(z, 10))\n"
+              "model.fit(tf.data.Dataset.zip((dx, dy)).shuffle(500).repeat().batch(30), epochs=10, steps_per_epoch=50)\n"),
+        # One feature picked by its key and one-hot encoded while the image passes through: the label half.
+        Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse, 4)\n"
+              "ds = ds.map(lambda features: (features['image'], tf.one_hot(features['label'], 10)))\n"
+              "model.fit(ds.batch(64).prefetch(1), epochs=50)\n"),
     )
     invalid = (
+        # A char-RNN's 1,001-token chunks one-hot encoded whole, or sliced into input and target: 256 floats a
+        # token, a quarter of a million per element; a small depth makes only a picked label cheap.
+        Invalid(_CHAR_CHUNKS.format(encode="lambda seq: tf.one_hot(seq, VOCAB)"),
+                fixed=_CHAR_CHUNKS.format(encode="lambda seq: tf.one_hot(seq, VOCAB)").replace(
+                    "VOCAB))\n", "VOCAB), num_parallel_calls=tf.data.AUTOTUNE)\n")),
+        Invalid(_CHAR_CHUNKS.format(encode=_SLICED_ONE_HOTS),
+                fixed=_CHAR_CHUNKS.format(encode=f"\n    {_SLICED_ONE_HOTS},\n    num_parallel_calls=tf.data.AUTOTUNE,\n")),
         # A one-hot to a depth the code does not show is small (a vocabulary's size), and a per-batch resize
         # interpolates every pixel: work each.
         Invalid("import tensorflow as tf\nimport tensorflow_datasets as tfds\n"
@@ -484,6 +511,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 continue
             if all(pipelines.cheap_batch_map(state, call) for state in states):
                 continue  # batches cast, scaled, one-hot encoded, padded: microseconds per batch
+            if all(pipelines.cheap_on_toy_set(state, op) for state in states):
+                continue  # `from_tensor_slices(digits_labels).map(lambda z: tf.one_hot(z, 10))`: a toy set's labels
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

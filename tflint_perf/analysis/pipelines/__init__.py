@@ -57,6 +57,8 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
         # Each real pipeline state a `Dataset.zip` reads, with the zip calls that read it.
         self.zipped_into: Dict[State, Set[cst.Call]] = {}
+        # The `Dataset.zip` calls every zipped part of which is a real pipeline (see `_note_zipped`).
+        self.zips_seen_whole: Set[cst.Call] = set()
         self._closures: Dict[FunctionInfo, Env] = {}
         self._dataset_classes = {
             cls for cls in model.classes.values()

@@ -318,11 +318,44 @@ def _cheap_call(call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo
     if model.call_name(call) in LAYOUT_OPS:
         return True
     if model.call_name(call) == _ONE_HOT and _small_depth(model, call) and call.args and \
-            isinstance(call.args[0].value, (cst.Name, cst.Subscript)):
+            _picks_a_label(call.args[0].value, call, model, scope):
         return True
     return isinstance(call.func, cst.Name) and depth < _CALL_DEPTH and \
         model.lookup_function(call.func.value, scope) is not None and \
         is_trivial_function(call.func, model, scope, depth + 1)
+
+
+def _picks_a_label(expr: cst.BaseExpression, call: cst.Call, model: ModuleModel, scope: Optional[FunctionInfo]) -> bool:
+    """What a one-hot encodes is one value of the element: an item picked by a literal index or key
+    (`y[0]`, `x["label"]`, not a feature the parsing spec declares a vector), or a parameter after the
+    first of a map function taking several (`label` in `lambda image, label: ...` or `def
+    label_format(image, label)`: the label half of an `(image, label)` element). The whole element of a
+    one-parameter function (`lambda seq: tf.one_hot(seq, VOCAB)`) or a slice (`seq[:-1]`) may be a
+    sequence: `depth` floats per token, work."""
+    if isinstance(expr, cst.Subscript):
+        if not all(isinstance(element.slice, cst.Index) for element in expr.slice):
+            return False
+        key = _picked_key(expr)
+        if key is not None:
+            return key not in _vector_features(model)
+        return len(expr.slice) == 1 and _literal_index(expr.slice[0].slice.value)  # type: ignore[union-attr]
+    if not isinstance(expr, cst.Name):
+        return False
+    site = model.site_of(call)
+    if site is not None and site.lambdas:
+        params = site.lambdas[-1].params  # the innermost lambda, the map function or one inside it
+        return expr.value in [p.name.value for p in [*params.posonly_params, *params.params]][1:]
+    if scope is None or site is None or site.function is not scope:
+        return False
+    bindings = model.bindings.get(scope, {}).get(expr.value, [])
+    return expr.value in scope.positional_parameters[1:] and all(binding.kind == "param" for binding in bindings)
+
+
+def _literal_index(node: cst.BaseExpression) -> bool:
+    """`0`, `-1`: a position written out."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
 
 
 def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],

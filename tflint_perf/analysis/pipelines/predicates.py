@@ -59,6 +59,7 @@ class StatePredicates:
     scope_of: Callable[[cst.Call], Optional[FunctionInfo]]  # PipelineAnalysis's
     states: Callable[[], List[State]]  # PipelineAnalysis's
     zipped_into: Dict[State, Set[cst.Call]]  # PipelineAnalysis's
+    zips_seen_whole: Set[cst.Call]  # PipelineAnalysis's
     consumptions: List[Consumption]  # ConsumptionQueries'
 
     def ends_prefetched(self, state: State) -> bool:
@@ -100,7 +101,8 @@ class StatePredicates:
         ((x, y)).shuffle(n).batch(32)`), or when a generator makes up its elements (`from_generator(random_vectors)`): there is nothing for a prefetch to overlap.
         Over a toy dataset (``DataSizes.is_toy_dataset``: scikit-learn's digits, Iris, a few thousand
         points), maps that only pick or do element-wise arithmetic are no work either: a pass over
-        the whole set is a megabyte of cheap ops. A `Dataset.zip` does work when a zipped part does."""
+        the whole set is a megabyte of cheap ops. A `Dataset.zip` does work when a zipped part does, or
+        when a part is one the analysis cannot see (a parameter: `zip((images, labels))` in `train(images)`)."""
         source = state.source
         if source.kind != "call" or not isinstance(source.node, cst.Call):
             return True
@@ -116,15 +118,23 @@ class StatePredicates:
             return True
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
-        toy = self._toy_source(state)
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
-                   and not (toy and self._cheap_map(op)) for op in state.ops)
+                   and not self.cheap_on_toy_set(state, op) for op in state.ops)
 
-    def _zipped_parts(self, state: State) -> List[State]:
+    def _zipped_parts(self, state: State) -> Optional[List[State]]:
         """The pipelines a `Dataset.zip` source pairs (`zip((images, labels))`): the longest states
-        zipped into it."""
+        zipped into it; None when one of its parts is not a pipeline the analysis sees (a parameter,
+        another module's dataset), which may be any work."""
         zip_call = state.source.node
+        if zip_call not in self.zips_seen_whole:
+            return None
         return maximal([other for other in self.states() if zip_call in self.zipped_into.get(other, ())])
+
+    def cheap_on_toy_set(self, state: State, op: Op) -> bool:
+        """The op is a map that only picks, casts, scales or one-hot encodes (`lambda z: tf.one_hot(z, 10)`)
+        over the elements of a toy dataset (``_toy_source``): microseconds for the whole set, nothing to
+        overlap or parallelise."""
+        return self._cheap_map(op) and self._toy_source(state)
 
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers

@@ -107,23 +107,23 @@ class SourceRecognition:
         return None
 
     def _note_zipped(self, args: List[Value], call: cst.Call) -> None:
-        """Which zip reads each real zipped pipeline (`zip((sources, targets)).filter(...).cache()`)."""
-        items: List[Value] = []
-        for arg in args:
-            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        """Which zip reads each real zipped pipeline (`zip((sources, targets)).filter(...).cache()`), and
+        the zips every part of which is such a pipeline: a part passed in as a parameter, or one the
+        interpreter does not follow, may decode images, so a zip with one is judged as unknown work."""
+        items = _zipped_items(args)
         for item in items:
             if isinstance(item, Pipeline):
                 for state in item.states:
                     if state.is_real:
                         self.analysis.zipped_into.setdefault(state, set()).add(call)
+        if items and all(isinstance(item, Pipeline) and all(state.is_real for state in item.states) for item in items):
+            self.analysis.zips_seen_whole.add(call)
 
     def _all_prefetched(self, args: List[Value]) -> bool:
         """`Dataset.zip((a, b))` / `zip(a, b)`: some zipped pipeline ends in `prefetch` (a pick-only map
         after it is no more work), and each of the others does too, or does no work, or makes up its elements (`zip((noise_ds, images_ds))` with
         `noise_ds = from_tensors(0).repeat().map(random_noise)`): the expensive side is prefetched."""
-        items: List[Value] = []
-        for arg in args:
-            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        items = _zipped_items(args)
         pipelines = [item for item in items if isinstance(item, Pipeline)]
         if not pipelines or len(pipelines) != len(items):
             return False
@@ -135,6 +135,14 @@ class SourceRecognition:
         return any(prefetched) and all(
             done or not analysis.does_work(state) or analysis.synthetic(state) for done, state in zip(prefetched, states)
         )
+
+
+def _zipped_items(args: List[Value]) -> List[Value]:
+    """The datasets a `Dataset.zip` pairs: the items of `zip((a, b))`, or the arguments of `zip(a, b)`."""
+    items: List[Value] = []
+    for arg in args:
+        items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+    return items
 
 
 # Keywords only `tfds` `DatasetBuilder.as_dataset` takes along with `split=`.
