@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
 
@@ -40,6 +40,21 @@ def run_cli(*args: str, cwd: Optional[Path] = None, stdin: Optional[str] = None,
         text=True,
         env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO), **(env or {})},
     )
+
+
+def write_project(tmp_path: Path, files: Dict[str, str]) -> Path:
+    """A project of the given modules, marked by an empty ``pyproject.toml``."""
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def project_findings(root: Path, code: str) -> Set[Tuple[str, int]]:
+    """(file name, row) of each ``code`` finding the real command line reports on the project at ``root``."""
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", code, ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return {(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(result.stdout)}
 
 
 @pytest.fixture

@@ -9,11 +9,7 @@ Each test runs the real CLI on a project written to disk."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Set, Tuple
-
-from tests.conftest import run_cli
+from tests.conftest import project_findings as _findings, write_project as _project
 
 _AGENT = (
     "import tensorflow as tf\n\nclass Agent:\n    def __init__(self, env, sess):\n        self.env = env\n        self.sess = sess\n\n"
@@ -41,17 +37,6 @@ _OWN_LOOP = (
 )
 
 
-def _findings(root: Path, code: str) -> Set[Tuple[str, int]]:
-    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", code, ".", cwd=root)
-    assert result.returncode in (0, 1), result.stderr
-    return {(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(result.stdout)}
-
-
-def _project(tmp_path: Path, files: dict) -> Path:
-    (tmp_path / "pyproject.toml").write_text("")
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    return tmp_path
 
 
 def test_an_update_run_on_each_environment_step_of_a_base_class_loop_is_silent(tmp_path):

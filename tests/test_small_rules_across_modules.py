@@ -6,11 +6,7 @@ Each test runs the real CLI on a project written to disk."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Set, Tuple
-
-from tests.conftest import run_cli
+from tests.conftest import project_findings as _findings, run_cli, write_project as _project
 
 # dragen1860/TensorFlow-2.x-Tutorials 06-CIFAR-VGG: `class VGG16(models.Model)` in network.py, and
 # main.py predicting on each 256-image batch of the test set inside the 250-epoch loop.
@@ -29,17 +25,6 @@ _MAIN = (
 )
 
 
-def _findings(root: Path, code: str) -> Set[Tuple[str, int]]:
-    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", code, ".", cwd=root)
-    assert result.returncode in (0, 1), result.stderr
-    return {(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(result.stdout)}
-
-
-def _project(tmp_path: Path, files: dict) -> Path:
-    (tmp_path / "pyproject.toml").write_text("")
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    return tmp_path
 
 
 def test_predict_on_a_model_class_of_another_module_in_a_loop_is_reported(tmp_path):

@@ -8,7 +8,7 @@ Split from ``predicates`` (which asks these of the states holding the map): thes
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, Optional
+from typing import FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -63,18 +63,29 @@ _HEAVY_NODES = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Compariso
                 cst.Lambda, cst.ListComp, cst.DictComp, cst.GeneratorExp, cst.SetComp, cst.Await)
 
 
+def _plain_map_function(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo]
+                        ) -> Optional[Tuple[cst.CSTNode, Optional[FunctionInfo]]]:
+    """The same-file function or lambda a map is given, with the scope its body runs in; None where it
+    is not in this file or is decorated (a decorator may wrap it in anything)."""
+    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
+    if function is None:
+        return None
+    inner = function if isinstance(function, FunctionInfo) else scope
+    node = function.node if isinstance(function, FunctionInfo) else function
+    if isinstance(node, cst.FunctionDef) and node.decorators:
+        return None
+    return node, inner
+
+
 def only_reshapes(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
     """A map function that only picks items of its arguments by key or index and changes their shapes'
     metadata (`reshape`, `expand_dims`, `squeeze`, `set_shape`), through the same-file functions it calls
     (big_transfer's `reshape_for_keras`): no value is copied or computed. A slice (`inks[:, :100]`), a
     cast, a `stack` or arithmetic copies or computes: not a reshape."""
-    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
-    if function is None:
+    resolved = _plain_map_function(expr, model, scope)
+    if resolved is None:
         return False
-    inner = function if isinstance(function, FunctionInfo) else scope
-    node = function.node if isinstance(function, FunctionInfo) else function
-    if isinstance(node, cst.FunctionDef) and node.decorators:
-        return False
+    node, inner = resolved
     stack: List[cst.CSTNode] = [node.body]
     while stack:
         current = stack.pop()
@@ -104,13 +115,10 @@ def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[Fu
     features, label`). Its elements are the input's tensors, untouched: a map over a prefetched
     source that runs no op leaves that prefetch the last stage doing work. A slice, a comparison or
     arithmetic on a tensor is an op."""
-    function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
-    if function is None:
+    resolved = _plain_map_function(expr, model, scope)
+    if resolved is None:
         return False
-    inner = function if isinstance(function, FunctionInfo) else scope
-    node = function.node if isinstance(function, FunctionInfo) else function
-    if isinstance(node, cst.FunctionDef) and node.decorators:
-        return False
+    node, inner = resolved
     stack: List[cst.CSTNode] = [node.body]
     while stack:
         current = stack.pop()
