@@ -2,7 +2,8 @@
 
 Built once from the collector's call records: a call whose callee resolves (``f(...)``, a nested
 ``def``, ``self.method(...)``, ``obj.method(...)`` or ``self.attr.method(...)`` of an object built from a
-class of this file (``self.model.action_value(obs)`` with the agent constructed on ``Policy()``),
+class of this file (``self.model.action_value(obs)`` with the agent constructed on ``Policy()``; an element
+of a list filled only with such objects, ``for m in models: m.train(xb, yb)``),
 ``functools.partial(f, ...)(...)``) to a function of this file is an edge. Calls the analysis cannot resolve are not edges, so "reached from a loop" is never guessed.
 In a project session, ``callees`` also follows calls into other first-party modules, and
 ``loops_reaching`` also counts the loops of the modules importing this one (a

@@ -135,7 +135,7 @@ class EffectAnalysis:
             foreign = self.model.foreign(expr, scope) if not local_only else None
             if isinstance(foreign, FunctionInfo):
                 return foreign
-            classes = self._classes_of_object(expr.value, scope)
+            classes = self._classes_of_object(expr.value, scope, place)
             if not classes or (local_only and any(cls.model not in (None, self.model) for cls in classes)):
                 return None
             # `agent = DDQNAgent(...)` or `agent = DQNAgent(...)`: one method when every class has the same
@@ -180,17 +180,45 @@ class EffectAnalysis:
         classes = self._classes_of_object(expr, scope)
         return classes[0] if classes is not None and len(classes) == 1 else None
 
-    def _classes_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[List[ClassInfo]]:
+    def _classes_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
+                           place: Optional[Place] = None) -> Optional[List[ClassInfo]]:
         """The known classes a name's object may have been built from (each binding ``Cls(...)``), or
-        ``self.attr``'s one class; None when any binding is something else."""
+        ``self.attr``'s one class; None when any binding is something else. Where some binding of the name
+        is something else, the bindings reaching ``place`` (if given) decide: a loop variable reused
+        (``for m in range(2)``, then ``for m in models``)."""
+        found = self._classes_bound(expr, scope, None)
+        if found is None and place is not None and isinstance(expr, cst.Name):
+            found = self._classes_bound(expr, scope, place)
+        return found
+
+    def _classes_bound(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
+                       place: Optional[Place]) -> Optional[List[ClassInfo]]:
         if isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None and scope.owner is not None:
             cls = self._class_of_attribute(scope.owner, expr.attr.value)
             return [cls] if cls is not None else None
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            return self._element_classes(expr.value, scope)  # `models[m].train(...)`
         if not isinstance(expr, cst.Name):
             return None
-        _, bindings = self.model.scope_bindings(expr.value, scope)
+        if place is None:
+            _, bindings = self.model.scope_bindings(expr.value, scope)
+        else:
+            bindings = self.model.reaching(expr.value, scope, place) or []
         found: List[ClassInfo] = []
         for binding in bindings:
+            if binding.kind == "for" and binding.value is not None:
+                # `for m in models`, `for i, m in enumerate(models)`: an element of a list of objects
+                iterable = binding.value
+                if binding.path == (1,) and isinstance(iterable, cst.Call) and dotted_text(iterable.func) == "enumerate" \
+                        and len(iterable.args) == 1:
+                    iterable = iterable.args[0].value
+                elif binding.path != ():
+                    return None
+                more = self._element_classes(iterable, binding.scope)
+                if more is None:
+                    return None
+                found += [cls for cls in more if not any(known is cls for known in found)]
+                continue
             if binding.kind == "unpack":
                 # `agent, train = setup_agent(env, args)`, whose `return agent, train` says which object
                 more = self._classes_unpacked(binding)
@@ -198,13 +226,44 @@ class EffectAnalysis:
                     return None
                 found += [cls for cls in more if not any(known is cls for known in found)]
                 continue
-            value = binding.value
-            if binding.kind != "assign" or not isinstance(value, cst.Call):
-                return None
-            cls = self.model.classes.get(value.func.value) if isinstance(value.func, cst.Name) else None
+            cls = self._constructed(binding.value, scope) if binding.kind == "assign" else None
             if cls is None:
-                foreign = self.model.foreign(value.func, scope)
-                cls = foreign if isinstance(foreign, ClassInfo) else None
+                return None
+            if not any(known is cls for known in found):
+                found.append(cls)
+        return found or None
+
+    def _constructed(self, value: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[ClassInfo]:
+        """The known class ``value`` (``Cls(...)``) builds an object of."""
+        if not isinstance(value, cst.Call):
+            return None
+        cls = self.model.classes.get(value.func.value) if isinstance(value.func, cst.Name) else None
+        if cls is None:
+            foreign = self.model.foreign(value.func, scope)
+            cls = foreign if isinstance(foreign, ClassInfo) else None
+        return cls
+
+    def _element_classes(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[List[ClassInfo]]:
+        """The classes of a list's objects: a name bound only to lists of ``Cls(...)`` (``models = []``
+        included), filled by ``models.append(Cls(...))`` in its scope; None when anything else goes in."""
+        if not isinstance(expr, cst.Name):
+            return None
+        _, bindings = self.model.scope_bindings(expr.value, scope)
+        values: List[cst.BaseExpression] = []
+        for binding in bindings:
+            if binding.kind != "assign" or not isinstance(binding.value, cst.List):
+                return None
+            values += [element.value for element in binding.value.elements]
+        for site in self.model.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == expr.value \
+                    and site.function is scope:
+                if func.attr.value != "append" or len(site.node.args) != 1:
+                    return None  # `models.extend(...)`, `models.insert(...)`: not followed
+                values.append(site.node.args[0].value)
+        found: List[ClassInfo] = []
+        for value in values:
+            cls = self._constructed(value, scope)
             if cls is None:
                 return None
             if not any(known is cls for known in found):

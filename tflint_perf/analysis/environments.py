@@ -68,8 +68,32 @@ def interleaved_with_environment(model: ModuleModel, site) -> bool:
     feed_dict=replay.random_batch())`` after the episodes) does not step an environment and is no such
     case. Every path that repeats the call must be such a loop."""
     if site.loops:
-        return _loop_steps_environment(model, site.loops[-1])
+        return _loop_steps_environment(model, site.loops[-1]) or _one_per_environment_step(model, site)
     return _callers_step_environment(model, site.function, 0, set())
+
+
+def _one_per_environment_step(model: ModuleModel, site) -> bool:
+    """The innermost loop around the call runs as many times as the environment was just stepped: its
+    bound is a count (``for _ in range(episode_length)``) that ``+=`` raises in a loop stepping an
+    environment within the same enclosing loop (DDPG's updates after each episode, one per step taken).
+    An update loop with a count of its own (``range(1000)``) is no such case."""
+    loop = site.loops[-1]
+    if len(site.loops) < 2 or not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return False
+    bounds = [arg.value for arg in loop.iter.args]
+    if not (isinstance(loop.iter.func, cst.Name) and loop.iter.func.value in ("range", "xrange")
+            and len(bounds) == 1 and isinstance(bounds[0], cst.Name)):
+        return False
+    counter, enclosing = bounds[0].value, site.loops[-2]
+    for step in model.calls:
+        if enclosing not in step.loops or loop in step.loops or step.function is not site.function \
+                or not is_environment_step(model, step.node, step.function):
+            continue
+        stepping = step.loops[-1]
+        if any(b.kind == "augassign" and b.place.blocks and stepping.body in b.place.blocks
+               for b in model.scope_bindings(counter, site.function)[1]):
+            return True
+    return False
 
 
 def _callers_step_environment(model: ModuleModel, function: Optional[FunctionInfo], depth: int, seen: set) -> bool:

@@ -24,6 +24,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument
 from tflint_perf.analysis.environments import is_environment_step
 from tflint_perf.analysis.loops import counts_epochs
+from tflint_perf.analysis.unpacking import unpacked_sources
 from tflint_perf.analysis.model import Binding, CallSite, FunctionInfo, LoopNode, ModuleModel, Place
 from tflint_perf.analysis.values import PYTHON, ValueKinds
 
@@ -205,6 +206,7 @@ def _leaf(expr: cst.BaseExpression) -> Optional[str]:
 
 # -- on-policy rollouts -------------------------------------------------------------------------
 _BUFFER_METHODS = frozenset({"append", "extend", "appendleft", "insert"})
+_ROLLOUT_DEPTH = 6  # steps followed from a fed value back to the buffer a rollout fills
 
 
 class Rollouts:
@@ -224,7 +226,7 @@ class Rollouts:
                    for _, value, scope, place in fed_entries(self.model, feed, site))
 
     def _reads_rollout(self, expr: cst.BaseExpression, scope, place: Place, depth: int, seen: set) -> bool:
-        if depth > _MAX_DEPTH:
+        if depth > _ROLLOUT_DEPTH:
             return False
         stack: List[cst.CSTNode] = [expr]
         while stack:
@@ -244,15 +246,33 @@ class Rollouts:
                 if self._is_rollout_buffer(node, scope):
                     return True
                 for binding in self.model.reaching(node.value, scope, place) or []:
-                    if binding.kind in ("assign", "augassign") and binding.value is not None:
+                    if binding.kind in ("assign", "augassign", "for") and binding.value is not None:
+                        # `for step in reversed(steps)`: each element is read from what is iterated
                         if self._reads_rollout(binding.value, binding.scope, binding.place, depth + 1, seen):
                             return True
+                    elif binding.kind == "unpack":
+                        # `steps, n = self.run_n_steps(t_max)`: what that function returns in that position
+                        for source in unpacked_sources(self.model, binding) or []:
+                            if source.model is self.model and \
+                                    self._reads_rollout(source.expr, source.scope, source.place, depth + 1, seen):
+                                return True
                     elif binding.kind == "param" and binding.scope is not None:
                         if self._passed_rollout(binding.scope, node.value, depth, seen):
                             return True
+                if any(self._reads_rollout(value, scope, at, depth + 1, seen) for value, at in self._appended(node.value, scope)):
+                    return True  # `states.append(step.state)` for each step of a rollout
                 continue
             stack.extend(node.children)
         return False
+
+    def _appended(self, name: str, scope: Optional[FunctionInfo]):
+        """``(value, place)`` of each ``name.append(value)`` in ``scope``: what a local list is filled with."""
+        for site in self.model.calls:
+            func = site.node.func
+            if site.function is scope and isinstance(func, cst.Attribute) and func.attr.value in _BUFFER_METHODS \
+                    and isinstance(func.value, cst.Name) and func.value.value == name:
+                for arg in site.node.args:
+                    yield arg.value, site.place
 
     def _passed_rollout(self, function: FunctionInfo, name: str, depth: int, seen: set) -> bool:
         positional = function.positional_parameters

@@ -254,6 +254,39 @@ class StepLoops:
             bounds.append(value)
         return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
+    def driven(self, function: Optional[FunctionInfo]) -> bool:
+        """``function`` is handed by name to a call that is also given a count of many (an integer the
+        source fixes above ``FEW_CALLS``): ``datavis.animate(training_step, iterations=2000 + 1)``,
+        ``FuncAnimation(fig, step, frames=500)``. A driver told how many times is what repeats it, as a
+        loop would; a callable handed over with no count (``tf.app.run(main)``, ``Thread(target=f)``) is not."""
+        if function is None:
+            return False
+        resolve = self.model.effects.resolve_callable
+        for site in self.model.calls:
+            values = [arg.value for arg in site.node.args if not arg.star]
+            passed = any(isinstance(value, cst.Name) and value.value == function.name
+                         and resolve(value, site.function, local_only=True, place=site.place) is function
+                         for value in values)
+            if passed and any((self._fixed_sum(value) or 0) > FEW_CALLS for value in values):
+                return True
+        return False
+
+    def _fixed_sum(self, expr: cst.BaseExpression) -> Optional[int]:
+        """``fixed_integer``, through sums and products of such integers (``10000 + 1``)."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
+            left, right = self._fixed_sum(expr.left), self._fixed_sum(expr.right)
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(expr.operator, cst.Add) else left * right
+        return self.fixed_integer(expr)
+
+    def draws_batch_each_iteration(self, loop: LoopNode) -> bool:
+        """The loop's own body (not a loop nested in it) draws one batch per iteration from TensorFlow's
+        tutorial datasets (``mnist.train.next_batch(100)``): each iteration is one step, whatever the loop
+        is named (``for epoch in range(1000)`` drawing one batch is a loop of 1,000 steps)."""
+        return any(site.loops and site.loops[-1] is loop and isinstance(site.node.func, cst.Attribute)
+                   and site.node.func.attr.value == "next_batch" for site in self.calls_in(loop))
+
     def fixed_integer(self, expr: cst.BaseExpression) -> Optional[int]:
         """The integer ``expr`` is whatever the run: a literal or a module constant (not a flag or a
         parameter's default, which may differ at run time)."""

@@ -133,6 +133,7 @@ TRAIN_FETCH_NAME = re.compile(
 )
 _TRAIN_OP_METHODS = frozenset({"minimize", "apply_gradients"})
 _TRAIN_OP_CALLS = frozenset({"tf.group", "tf.train.Optimizer.minimize", "tf.contrib.layers.optimize_loss"})
+_ASSIGN_CALLS = frozenset({"tf.assign", "tf.compat.v1.assign"})
 # A function whose single run is the step a loop elsewhere repeats: `partial_fit`, `train_step`, `update`.
 TRAIN_FUNCTION_NAME = re.compile(r"(?:^|_)(?:train|fit|update|optimi[sz]e|learn)(?:_|$)", re.IGNORECASE)
 
@@ -165,7 +166,7 @@ class RunPurposes:
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in _TRAIN_OP_METHODS:
                 return True
-            return self.model.call_name(expr) in _TRAIN_OP_CALLS
+            return self.model.call_name(expr) in _TRAIN_OP_CALLS or self._descends(expr)
         leaf = _leaf(expr)
         if leaf is not None and TRAIN_FETCH_NAME.search(leaf):
             return True
@@ -180,6 +181,24 @@ class RunPurposes:
             values = owner.attributes.get(expr.attr.value, []) if owner is not None else []
             return any(self._is_train_op(value, site, depth + 1) for value in values)
         return False
+
+    def _descends(self, call: cst.Call) -> bool:
+        """A gradient-descent step written out: ``tf.assign(w, w - learning_rate * d_w)`` (or
+        ``w.assign(w - lr * grad)``), the variable set to itself less a scaled quantity. A copy
+        (``tf.assign(target, source)``) or a moving average (``tf.assign(m, m * decay + ...)``) is not."""
+        func = call.func
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if self.model.call_name(call) in _ASSIGN_CALLS and len(positional) == 2:
+            target, value = positional
+        elif isinstance(func, cst.Attribute) and func.attr.value == "assign" and len(positional) == 1 \
+                and self.model.call_name(call) not in _ASSIGN_CALLS:
+            target, value = func.value, positional[0]
+        else:
+            return False
+        code = self.model.module.code_for_node
+        return (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract)
+                and isinstance(value.right, cst.BinaryOperation) and isinstance(value.right.operator, cst.Multiply)
+                and code(value.left) == code(target))
 
     def feeds_back(self, feed: cst.BaseExpression, site: CallSite, entries=()) -> bool:
         """A fed value comes from what an earlier run returned: sampling, generation, an on-policy

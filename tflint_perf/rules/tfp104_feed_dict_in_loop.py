@@ -52,7 +52,10 @@ class FeedDictInLoop(Rule):
 Checks for TF1-style `Session.run(fetches, feed_dict=...)` (also `sess.run(fetches, feed)`,
 `Tensor.eval(feed_dict=...)` and `Operation.run(feed_dict=...)`) inside a `for` or `while` loop,
 or inside a function that this file calls from a loop, when the feed carries per-step data:
-arrays, slices, batches, a dict built a few lines earlier (`feed = {...}`, `feed[x] = batch`).
+arrays, slices, batches, a dict built a few lines earlier (`feed = {...}`, `feed[x] = batch`). A function handed by name to a call that is also given a count of
+many (`datavis.animate(training_step, iterations=2000 + 1)`) counts as called from a loop: the driver
+repeats it. A loop named for epochs whose own body draws one batch an iteration (`for epoch in
+range(1000): xb, yb = mnist.train.next_batch(100)`) is a loop of steps.
 
 The file must import TensorFlow (or Keras), and the receiver must be a session: bound to `tf.Session()` / `tf.compat.v1.Session()` /
 `InteractiveSession` / `MonitoredTrainingSession` (by assignment, `with ... as sess:` or
@@ -64,7 +67,8 @@ the loop (`X[i:i + B]`, `next_batch()`), bound in the loop body or as the loop's
 
 Only the training step is reported, once per loop: the run that fetches a train op (a name such
 as `train_op`, `optimizer`, `d_optim`, `train_step`, `update_ops`, or a value bound to
-`optimizer.minimize(...)` / `apply_gradients(...)` / `tf.group(...)`), or the single run of a
+`optimizer.minimize(...)` / `apply_gradients(...)` / `tf.group(...)`, or gradient descent written out,
+`tf.assign(w, w - learning_rate * d_w)`), or the single run of a
 function named like a training step (`train_step`, `partial_fit`, `update`) that the file calls
 from a loop. Runs that fetch only metrics, losses, summaries or samples (evaluation over test
 batches, a logging re-run under `if step % 100 == 0`) are not the training step; neither is a
@@ -77,8 +81,12 @@ same-file call away) that a loop stepping an environment (`env.step(action)`) fi
 repeated once per environment step: the innermost loop around it (or around the call of its function,
 a few callers away, other modules too) also steps an environment, in its body (an episode's step loop
 nested in it included) or through a call of a same-file function that takes one step outside any loop
-of its own (a DQN's `learn()` on a replay sample after every `env.step`), where the simulator sets the
-pace. An update loop of its own over a full replay memory is reported, and so is one whose environment
+of its own (a DQN's `learn()` on a replay sample after every `env.step`), or the loop around it counts
+as many updates as the environment steps just taken (DDPG's `for _ in range(episode_length)` after each
+episode, `episode_length += 1` in its step loop), where the simulator sets the
+pace. A rollout may also come back from a same-file function that fills it while stepping the
+environment (an A3C worker's `steps, n = self.run_n_steps(t_max)`) and be regrouped step by step into
+lists (`states.append(step.state)`) before the feed. An update loop of its own over a full replay memory is reported, and so is one whose environment
 steps are evaluation: behind a periodic guard (`if it % 5000 == 0:`) or in a called function that runs
 whole episodes in its own loop (`evaluate()`, behaviour cloning on recorded frames).
 
@@ -208,6 +216,38 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "for episode in range(400):\n    s = env.reset()\n    while True:\n"
             "        s_, r, done, info = act_and_step(s)\n        store_transition(s, r, s_)\n        learn()\n"
             "        if done:\n            break\n        s = s_\n"
+        ),
+        # DDPG: after each episode, one update per environment step taken (`episode_length`, raised in the
+        # episode's step loop) on a replay sample: the simulator sets the pace.
+        Valid(
+            _TF1 + "import gym\nenv = gym.make('Pendulum-v0')\nsess = tf.Session()\nfor i_episode in range(500):\n"
+            "    s, episode_length, d = env.reset(), 0, False\n    while not d:\n"
+            "        s2, r, d, _ = env.step(get_action(s))\n        episode_length += 1\n"
+            "        replay_buffer.store(s, r, s2, d)\n        s = s2\n"
+            "    for _ in range(episode_length):\n        batch = replay_buffer.sample_batch(100)\n"
+            "        sess.run([q_loss, q_train_op], {X: batch['s'], R: batch['r']})\n"
+        ),
+        # An A3C worker's update on its n-step rollout, returned by the method that steps the environment and
+        # regrouped into lists step by step before the feed.
+        Valid(
+            _TF1 + "import numpy as np\n\nclass Worker:\n    def run(self, sess):\n        while True:\n"
+            "            steps, global_step = self.run_n_steps(5, sess)\n            self.update(steps, sess)\n\n"
+            "    def run_n_steps(self, n, sess):\n        steps = []\n        for _ in range(n):\n"
+            "            action = self.sample_action(self.state, sess)\n"
+            "            next_state, reward, done, _ = self.env.step(action)\n"
+            "            steps.append(Step(self.state, action, reward, next_state, done))\n"
+            "        return steps, global_step\n\n"
+            "    def update(self, steps, sess):\n        states, actions = [], []\n        for step in reversed(steps):\n"
+            "            states.append(step.state)\n            actions.append(step.action)\n"
+            "        feed_dict = {self.states: np.array(states), self.actions: actions}\n"
+            "        sess.run([self.loss, self.train_op], feed_dict)\n"
+        ),
+        # A training step handed to a driver with no count (a thread): nothing says it repeats.
+        Valid(
+            _TF1 + "import threading\nsess = tf.Session()\n\ndef training_step():\n"
+            "    batch_X, batch_Y = mnist.train.next_batch(100)\n"
+            "    sess.run(train_step, feed_dict={X: batch_X, Y_: batch_Y})\n\n"
+            "threading.Thread(target=training_step).start()\n"
         ),
         # Hyperparameters and Python values only.
         Valid(
@@ -379,6 +419,42 @@ is not reported: the values are bound before the loop, like a periodic validatio
         ),
     )
     invalid = (
+        # tensorflow-without-a-phd: the training step drawn and fed per call, repeated 2,001 times by a
+        # visualisation driver instead of a loop in sight.
+        Invalid(
+            _TF1 + "sess = tf.Session()\n\ndef training_step(i, update_test_data, update_train_data):\n"
+            "    batch_X, batch_Y = mnist.train.next_batch(100)\n"
+            "    sess.run(train_step, feed_dict={X: batch_X, Y_: batch_Y})\n\n"
+            "datavis.animate(training_step, iterations=2000 + 1, train_data_update_freq=10)\n"
+        ),
+        # A loop named for epochs that draws one batch an iteration: 1,000 steps.
+        Invalid(
+            _TF1 + "sess = tf.Session()\nfor epoch in range(1000):\n    batch_x, batch_y = mnist.train.next_batch(100)\n"
+            "    sess.run(optimizer, feed_dict={X: batch_x, Y: batch_y})\n"
+        ),
+        # Gradient descent written out as variable assignments, fetched as the step.
+        Invalid(
+            _TF1 + "step = [tf.assign(w1, w1 - learning_rate * d_w1), tf.assign(b1, b1 - learning_rate * d_b1)]\n"
+            "sess = tf.InteractiveSession()\nfor i in range(10000):\n    batch_xs, batch_ys = mnist.train.next_batch(10)\n"
+            "    sess.run(step, feed_dict={X: batch_xs, Y: batch_ys})\n"
+        ),
+        # A model class's train() called per batch through the instances held in a list (an ensemble).
+        Invalid(
+            _TF1 + "class Model:\n    def __init__(self, sess):\n        self.sess = sess\n\n"
+            "    def train(self, x_data, y_data):\n"
+            "        return self.sess.run([self.cost, self.optimizer], feed_dict={self.X: x_data, self.Y: y_data})\n\n"
+            "sess = tf.Session()\nmodels = []\nfor m in range(2):\n    models.append(Model(sess))\n"
+            "for epoch in range(15):\n    for i in range(550):\n        batch_xs, batch_ys = mnist.train.next_batch(100)\n"
+            "        for m_idx, m in enumerate(models):\n            c, _ = m.train(batch_xs, batch_ys)\n"
+        ),
+        # An update loop of its own count after each episode: not one update per environment step.
+        Invalid(
+            _TF1 + "import gym\nenv = gym.make('Pendulum-v0')\nsess = tf.Session()\nfor i_episode in range(500):\n"
+            "    s, episode_length, d = env.reset(), 0, False\n    while not d:\n"
+            "        s2, r, d, _ = env.step(get_action(s))\n        episode_length += 1\n        s = s2\n"
+            "    for _ in range(1000):\n        batch = replay_buffer.sample_batch(100)\n"
+            "        sess.run([q_loss, q_train_op], {X: batch['s'], R: batch['r']})\n"
+        ),
         # An off-policy update loop of its own over a full replay memory: no environment is stepped in it.
         Invalid(
             _TF1 + "import gym\nenv = gym.make('Breakout-v0')\n\nclass Agent:\n"
@@ -580,8 +656,9 @@ is not reported: the values are bound before the loop, like a periodic validatio
             feed = self._feed(sessions, site)
             if feed is None or self._is_initializer_run(context, site):
                 continue
-            lexical = frozenset(loop for loop in site.loops if _steps(loop))
-            called = any(_steps(loop) for loop in model.call_graph.loops_reaching(site.function))
+            lexical = frozenset(loop for loop in site.loops if _steps(model, loop))
+            looped = any(_steps(model, loop) for loop in model.call_graph.loops_reaching(site.function))
+            called = looped or model.step_loops.driven(site.function)
             if not lexical and not called:
                 continue
             feeds = feeds or Feeds(model)
@@ -607,7 +684,8 @@ is not reported: the values are bound before the loop, like a periodic validatio
             if loop in reported:
                 continue
             reported.add(loop)
-            where = "in a loop" if lexical else "in a function called from a loop"
+            where = "in a loop" if lexical else "in a function called from a loop" if looped \
+                else "in a function a driver calls repeatedly"
             what = f"The training step's `{dotted_text(func) or func.attr.value}` with `feed_dict`"
             message = f"{what} {where} copies each step's data from Python before the step can run; {_HELP}"
             yield self.finding(message, call_method_span(call), call)
@@ -642,10 +720,13 @@ def _names_initializer(context: RuleContext, expr: cst.BaseExpression) -> bool:
     return text is not None and bool(_INITIALIZER.search(text.rsplit(".", 1)[-1]))
 
 
-def _steps(loop: LoopNode) -> bool:
-    """A loop that may run a step per batch: not an epoch loop, nor a few runs the source counts
-    (`for flag in (True, False)`, `range(3)`), whether the run is in it or in a function it calls."""
-    return not counts_epochs(loop) and not short_literal_loop(loop) and not few_literal_iterations(loop)
+def _steps(model, loop: LoopNode) -> bool:
+    """A loop that may run a step per batch: not an epoch loop (unless its own body draws one batch per
+    iteration), nor a few runs the source counts (`for flag in (True, False)`, `range(3)`), whether the
+    run is in it or in a function it calls."""
+    if counts_epochs(loop) and not model.step_loops.draws_batch_each_iteration(loop):
+        return False
+    return not short_literal_loop(loop) and not few_literal_iterations(loop)
 
 
 def _innermost(loops) -> Optional[LoopNode]:
