@@ -215,6 +215,14 @@ call), declares `global`, or when the function already has decorators or sits in
             "        d_optimizer.apply_gradients(zip(tape.gradient(d_loss, discriminator.trainable_variables), "
             "discriminator.trainable_variables))\n"
         ),
+        # dragen1860's lesson 6: the batch loop over a pipeline inside `train_epoch`, called from 30 epochs.
+        Invalid(
+            _TF + "def train_epoch(epoch):\n    for step, (x, y) in enumerate(train_dataset):\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(y, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n\n"
+            "def train():\n    for epoch in range(30):\n        train_epoch(epoch)\n",
+            count=1,
+        ),
         # A function whose batch loop holds the step, called from the epoch loop: reported once, as a function.
         Invalid(
             _TF + "def train_epoch(dataset):\n    for x, y in dataset:\n        with tf.GradientTape() as tape:\n"
@@ -274,7 +282,11 @@ call), declares `global`, or when the function already has decorators or sits in
             if _compiled_or_handed_on(model, functions, function):
                 continue
             reaching = loops.reaching(function, trains=True)
-            if not reaching or all(loops.runs_few(loop) for loop in reaching) or loops.runs_briefly(reaching):
+            if not reaching or all(loops.runs_few(loop) for loop in reaching):
+                continue
+            # The function's own loops around its updates count too (`train_epoch` holds the batch loop).
+            inner = tuple(dict.fromkeys(loop for s in model.calls_in(function) if _updates(model, s) for loop in s.loops))
+            if loops.runs_briefly(tuple(reaching) + inner):
                 continue  # at most a few hundred steps in all: seconds, eager or compiled
             if _steps_environment(model, reaching):
                 continue
