@@ -8,13 +8,14 @@ regressions). Whether data is that small is read from how it is made, never from
 - literal numbers and (nested) lists of them, ``np.array`` / ``np.asarray`` of those;
 - NumPy constructors with their sizes written out: ``np.random.normal(1, 0.1, 100)``,
   ``np.random.uniform(size=(50, 2))``, ``np.linspace(0, 10, 100)``, ``np.arange(100)``,
-  ``np.zeros((20, 3))`` (sizes as literals or module constants);
+  ``np.zeros((20, 3))``, ``np.arange(-100, 100, 4)`` (sizes as literals or module constants);
 - scikit-learn's small bundled datasets (``datasets.load_iris()``: 150 rows) and its generators with
   their sample counts written (``datasets.make_circles(n_samples=350)``);
 - ``np.repeat(10., 100)``: the repeated data times the count;
 - what keeps or combines such data: a slice or an item of it, ``x.T``, ``x.reshape(...)``,
   ``np.transpose([x])``, ``np.concatenate((a, b))``, ``[row[3] for row in iris.data]``,
-  ``x * 2``, one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``).
+  ``x * 2``, one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``), the tensor
+  TensorFlow makes of it (``tf.expand_dims(x, axis=-1)``, ``tf.cast(x, tf.float32)``, ``tf.constant(x)``).
 
 A ``tf.data`` pipeline that slices a dataset this small (``is_toy_dataset``: at most ``TOY_DATASET``
 numbers, sklearn's digits or Iris, a few thousand 2-D points) does microseconds of input work per step
@@ -59,6 +60,11 @@ _ELEMENTWISE = frozenset(f"numpy.{name}" for name in (
     "clip", "sign", "floor", "ceil", "round", "add", "subtract", "multiply", "divide", "where",
 ))
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
+# TensorFlow functions whose result holds the numbers of their first argument, rearranged or cast
+# (`tf.expand_dims(X_train, axis=-1)`, `tf.cast(x, tf.float32)`); their other arguments are options.
+_KEEPS_FIRST = frozenset({
+    "tf.expand_dims", "tf.squeeze", "tf.reshape", "tf.cast", "tf.constant", "tf.convert_to_tensor", "tf.transpose",
+})
 # What keeps an array's rows as rows (a gather's row count survives it; a reshape's does not).
 _KEEPS_ROWS = frozenset({"numpy.array", "numpy.asarray", "numpy.float32", "numpy.float64"})
 _KEEPS_ROWS_METHODS = frozenset({"astype", "copy"})
@@ -301,6 +307,8 @@ class DataSizes:
             return _total(again(a.value) for a in call.args if a.keyword is None) if positional else None
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _KEEPS_DATA_METHODS and not name:
             return again(call.func.value)
+        if name in _KEEPS_FIRST:
+            return again(positional[0]) if positional else None
         shape = constructor_shape(call, name)
         if isinstance(shape, cst.Attribute) and shape.attr.value == "shape":
             return again(shape.value)  # `np.random.normal(0, 0.1, size=x.shape)`: as many numbers as x
@@ -309,10 +317,8 @@ class DataSizes:
         callee = self.model.call_graph.callee(call)  # type: ignore[attr-defined]
         if callee is not None and callee.returns and not call.args:
             return self._returned(callee, depth)
-        if name == "numpy.arange" and positional and len(positional) <= 2:
-            stop = self._integer(positional[-1])
-            start = self._integer(positional[0]) if len(positional) == 2 else 0
-            return stop - start if stop is not None and start is not None and stop >= start else None
+        if name == "numpy.arange" and positional and len(positional) <= 3:
+            return _arange_length([self._signed_integer(p) for p in positional])
         if name == "numpy.repeat" and len(positional) == 2:
             data, count = again(positional[0]), self._integer(positional[1])
             return data * count if data is not None and count is not None and count >= 0 else None
@@ -360,9 +366,28 @@ class DataSizes:
             product *= value
         return product
 
+    def _signed_integer(self, expr: cst.BaseExpression) -> Optional[int]:
+        """As ``_integer``, and a negated one (``np.arange(-100, 100, 4)``'s start)."""
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            value = self._integer(expr.expression)
+            return -value if value is not None else None
+        return self._integer(expr)
+
     def _integer(self, expr: cst.BaseExpression) -> Optional[int]:
         """A literal or a module constant: a flag's default (``FLAGS.batch_size``) may differ at run time."""
         return self.model.step_loops.fixed_integer(expr)
+
+
+def _arange_length(bounds) -> Optional[int]:
+    """The numbers ``np.arange(stop)``, ``np.arange(start, stop)`` or ``np.arange(start, stop, step)``
+    gives (``np.arange(-100, 100, 4)``: 50), its bounds integers; None when one is not known."""
+    if None in bounds:
+        return None
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    step = bounds[2] if len(bounds) == 3 else 1
+    if step <= 0 or stop < start:
+        return None
+    return -(-(stop - start) // step)
 
 
 def _total(parts) -> Optional[int]:

@@ -29,6 +29,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.classes import attribute_values
+from tflint_perf.analysis.data_size import DataSizes
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.unpacking import Source, unpacked_sources
@@ -356,6 +357,13 @@ class KerasModels:
         is a few, a tf.data pipeline or ``series[:7000]`` many."""
         x = argument(fit.node, "x", 0)
         return Rows(self.model).of(x.value, fit) if x is not None else rows.UNKNOWN
+
+    def fits_toy_set(self, fit: CallSite) -> bool:
+        """The ``fit``'s inputs are drawn from a dataset the code shows to be a toy (``DataSizes.
+        is_toy_dataset``, the answer TFP101 and TFP102 take: ``make_circles(1000)``, 40 points of an
+        ``np.arange``, Iris): a few dozen steps an epoch, seconds of training whatever runs them."""
+        x = argument(fit.node, "x", 0)
+        return x is not None and DataSizes(self.model).is_toy_dataset(x.value, fit.function, fit.place)
 
     def is_small_mlp(self, constructor: cst.Call) -> bool:
         """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units

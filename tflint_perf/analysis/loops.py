@@ -12,6 +12,7 @@ few samples. ``StepLoops`` answers, from the collector's records:
   for calls, not for definitions);
 - ``varies(expr, site, loop)``: whether an expression's value is bound anew in each iteration (the
   loop's target, or a name assigned in its body);
+- ``runs_briefly(loops)``: whether nested loops run a training step at most ``FEW_STEPS`` times in all;
 - ``every_nth(loop, node, function)``: how seldom a statement in a loop's body runs when an ``if``
   on the loop's counter picks every Nth iteration (``if (epoch + 1) % print_freq == 0:``).
 """
@@ -46,6 +47,10 @@ _SHORT = 4  # a literal tuple/list loop of at most this many items is a few runs
 # iteration, and a count the source does not show (`epoch % args.eval_every`) may be 1: both stay per-iteration.
 PERIODIC_AT_LEAST = 2
 FEW_CALLS = 10  # a loop of a known count this small runs a step too few times for its overhead to add up
+# Training steps in all (the product of the known counts of the loops around a step) that take seconds
+# however they run: a small model's eager step costs a few milliseconds of dispatch, a large model's is
+# dominated by its kernels, which compiling does not shorten. A demonstration, not a training run.
+FEW_STEPS = 500
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
 
 
@@ -226,6 +231,14 @@ class StepLoops:
                     and func.attr.value in _MUTATORS:
                 return None  # `configs.append(...)`: grown at run time
         return value
+
+    def runs_briefly(self, loops: Iterable[LoopNode]) -> bool:
+        """The loops around a training step (lexical, and those of its callers) run it at most
+        ``FEW_STEPS`` times in all, as every loop's count shows (``for i in range(100)``; ``for epoch
+        in range(300): for batch in dataset`` does not show it)."""
+        loops = tuple(loops)
+        total = self.nest_iterations(loops) if loops else None
+        return total is not None and total <= FEW_STEPS
 
     def runs_few(self, loop: LoopNode) -> bool:
         """A loop of a known count of at most ``FEW_CALLS`` iterations."""

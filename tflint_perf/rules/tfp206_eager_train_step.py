@@ -49,7 +49,10 @@ a function).
 
 Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
 they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
-of a known count of at most 10 (`for _ in range(10)`), steps in a loop that also steps an environment
+of a known count of at most 10 (`for _ in range(10)`), steps that the loops around them (and around
+their callers) run at most 500 times in all, as every loop's count shows (`for i in range(100)`
+around a toy regression, 100 style-transfer steps: seconds however they run, since a small model's
+eager step costs milliseconds and a large model's is its kernels), steps in a loop that also steps an environment
 (`env.step(action)`: a reinforcement-learning update, where the simulator dominates), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
 another function instead of called (`strategy.run(step, ...)`, a callback: what runs it is not
 visible), TensorFlow 1 code (`tensorflow.compat.v1`, `tf.enable_eager_execution()`), and test files.
@@ -137,6 +140,21 @@ call), declares `global`, or when the function already has decorators or sits in
             _TF + "for _ in range(10):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
             "    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
         ),
+        # The TensorFlow cookbook's toy regression: one weight and a bias, 100 steps in all: well under a second.
+        Valid(
+            _TF + "import numpy as np\nx_vals = np.random.normal(1, 0.1, 100)\nweights = tf.Variable(tf.random.normal(shape=[1]))\n"
+            "biases = tf.Variable(tf.random.normal(shape=[1]))\nfor i in range(100):\n    rand_index = np.random.choice(100)\n"
+            "    rand_x = [x_vals[rand_index]]\n    with tf.GradientTape() as tape:\n"
+            "        loss = tf.reduce_mean(tf.square(rand_x * weights + biases - 10.))\n"
+            "    gradients = tape.gradient(loss, [weights, biases])\n    my_opt.apply_gradients(zip(gradients, [weights, biases]))\n"
+        ),
+        # 100 style-transfer steps on one image (a module constant), through a step function: a one-off generation.
+        Valid(
+            _TF + "generations = 100\nimage = tf.Variable(content_image)\n\ndef train_step(image):\n"
+            "    with tf.GradientTape() as tape:\n        loss = style_content_loss(extractor(image))\n"
+            "    opt.apply_gradients([(tape.gradient(loss, image), image)])\n\n"
+            "for generation in range(generations):\n    train_step(image)\n"
+        ),
         # Decorated, or wrapped elsewhere in the file.
         Valid(_TF + "@tf.function\n" + _STEP + _LOOP),
         Valid(_TF + _STEP + "train_step = tf.function(train_step)\n" + _LOOP),
@@ -176,12 +194,34 @@ call), declares `global`, or when the function already has decorators or sits in
             "        loss = tf.reduce_mean(tf.square(batch_x - model(batch_x)))\n    grads = tape.gradient(loss, model.trainable_variables)\n"
             "    optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
         ),
+        # 300 epochs of a dataset whose size the code does not show: not evidently a short run.
+        Invalid(
+            _TF + "for i in range(300):\n    for features, label in train_generator:\n        with tf.GradientTape() as tape:\n"
+            "            loss = xentropy(label, linear_model(features, A, b))\n"
+            "        my_opt.apply_gradients(zip(tape.gradient(loss, [A, b]), [A, b]))\n"
+        ),
+        # aymericdamien's linear regression: 1,000 eager steps, twice the short runs left alone.
+        Invalid(
+            _TF + "training_steps = 1000\n\ndef run_optimization():\n    with tf.GradientTape() as g:\n"
+            "        loss = tf.reduce_mean(tf.square(W * X + b - Y))\n"
+            "    optimizer.apply_gradients(zip(g.gradient(loss, [W, b]), [W, b]))\n\n"
+            "for step in range(training_steps):\n    run_optimization()\n",
+            fixed=None,
+        ),
         # The WGAN's critic: five steps per iteration of a long loop.
         Invalid(
             _TF + "for epoch in range(3000000):\n    for _ in range(5):\n        with tf.GradientTape() as tape:\n"
             "            d_loss = d_loss_fn(generator, discriminator, next(db_iter))\n"
             "        d_optimizer.apply_gradients(zip(tape.gradient(d_loss, discriminator.trainable_variables), "
             "discriminator.trainable_variables))\n"
+        ),
+        # dragen1860's lesson 6: the batch loop over a pipeline inside `train_epoch`, called from 30 epochs.
+        Invalid(
+            _TF + "def train_epoch(epoch):\n    for step, (x, y) in enumerate(train_dataset):\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(y, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n\n"
+            "def train():\n    for epoch in range(30):\n        train_epoch(epoch)\n",
+            count=1,
         ),
         # A function whose batch loop holds the step, called from the epoch loop: reported once, as a function.
         Invalid(
@@ -244,6 +284,10 @@ call), declares `global`, or when the function already has decorators or sits in
             reaching = loops.reaching(function, trains=True)
             if not reaching or all(loops.runs_few(loop) for loop in reaching):
                 continue
+            # The function's own loops around its updates count too (`train_epoch` holds the batch loop).
+            inner = tuple(dict.fromkeys(loop for s in model.calls_in(function) if _updates(model, s) for loop in s.loops))
+            if loops.runs_briefly(tuple(reaching) + inner):
+                continue  # at most a few hundred steps in all: seconds, eager or compiled
             if _steps_environment(model, reaching):
                 continue
             message = (
@@ -277,6 +321,8 @@ call), declares `global`, or when the function already has decorators or sits in
             if not any(loops.repeats_work(around, trains=True) and not loops.runs_few(around) for around in site.loops):
                 continue  # a WGAN's critic steps, `range(5)` inside the 3,000,000-step loop, run often
             callers = tuple(model.call_graph.loops_reaching(function)) if function is not None else ()
+            if loops.runs_briefly(tuple(site.loops) + callers):
+                continue  # `for i in range(100)` around a toy regression's step: seconds, eager or compiled
             if _steps_environment(model, tuple(site.loops) + callers):
                 continue  # a PPO update's minibatch loop, called from the episode loop that steps the environment
             message = (

@@ -6,8 +6,9 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.arguments import has_star_args, int_literal, keyword_argument
+from tflint_perf.analysis.arguments import argument, has_star_args, int_literal, keyword_argument
 from tflint_perf.analysis.deprecations import written_for_tf1
+from tflint_perf.analysis.feeders import fed_by_python
 from tflint_perf.analysis.files import path_purpose
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.purpose import Purpose
@@ -58,7 +59,11 @@ on the model a same-file caller assigns its result to: `model = create_model(opt
 constant or a flag default: one or two epochs are a demonstration) with a `batch_size` of at most 256 or none
 (Keras then uses 32), or a `tf.data` pipeline batched by at most 256 (a literal, or a value followed to
 where it is set: a helper's `batch_size` parameter that every caller passes `BATCH_SIZE = 32` for), on
-data not evidently small (a slice of at most 1,024 rows is a few dozen steps an epoch). A `fit` with a
+data not evidently small (a slice of at most 1,024 rows is a few dozen steps an epoch; nor data the code
+shows to be a toy dataset, as TFP101 judges one: `make_circles(1000)`, 40 points of an `np.arange`, Iris,
+a few thousand rows of a few features), and not fed batch by batch from Python (`ImageDataGenerator`'s
+`flow_from_directory` / `flow`, a generator function, a `keras.utils.Sequence`: making each batch is
+the step's cost, and fusing steps saves nothing). A `fit` with a
 callback of a same-file class that acts every batch (`on_batch_end`, `on_train_batch_begin`, ...) is
 not reported: the change would make it act every N batches. Nor is code for a TensorFlow without
 `steps_per_execution` (`target-version` or the version inferred from the project's dependency files,
@@ -148,6 +153,27 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         # ... or on a few hundred rows (a toy linear classifier: a few hundred steps in all).
         Valid("import tensorflow as tf\nx, y = points[:800], labels[:800]\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # mrdbourke's classification notebook: make_circles' 1,000 points, 32 steps an epoch: seconds either way.
+        Valid("import tensorflow as tf\nfrom sklearn.datasets import make_circles\nn_samples = 1000\n"
+              "X, y = make_circles(n_samples, noise=0.03, random_state=42)\n"
+              "model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='relu'), tf.keras.layers.Dense(1)])\n"
+              "model.compile(loss='binary_crossentropy', optimizer='adam')\nmodel.fit(X, y, epochs=100)\n"),
+        # ... and its regression notebook: 40 points of an `np.arange`, given a feature axis: two steps an epoch.
+        Valid("import tensorflow as tf\nimport numpy as np\nX = np.arange(-100, 100, 4)\ny = np.arange(-90, 110, 4)\n"
+              "X_train, y_train = X[:40], y[:40]\n"
+              "model = tf.keras.Sequential([tf.keras.layers.Dense(1), tf.keras.layers.Dense(1)])\n"
+              "model.compile(loss='mae', optimizer='sgd')\nmodel.fit(tf.expand_dims(X_train, axis=-1), y_train, epochs=100)\n"),
+        # Images decoded and resized in Python by ImageDataGenerator: making each batch is the step's cost.
+        Valid("import tensorflow as tf\nfrom tensorflow.keras.preprocessing.image import ImageDataGenerator\n"
+              "train_datagen = ImageDataGenerator(rescale=1./255)\n"
+              "train_data = train_datagen.flow_from_directory('pizza_steak/train/', batch_size=32, target_size=(224, 224))\n"
+              "model = tf.keras.Sequential([tf.keras.layers.Flatten(input_shape=(224, 224, 3)),\n"
+              "    tf.keras.layers.Dense(4, activation='relu'), tf.keras.layers.Dense(1, activation='sigmoid')])\n"
+              "model.compile(loss='binary_crossentropy', optimizer='adam')\n"
+              "model.fit(train_data, epochs=5, steps_per_epoch=len(train_data))\n"),
+        # ... or by a generator function.
+        Valid(_MLP + "def batches(paths):\n    while True:\n        yield load_batch(paths)\n"
+              "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(batches(paths), epochs=10, steps_per_epoch=500)\n"),
         # Not a small model.
         Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])\n"
               "model.compile(optimizer='sgd', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
@@ -180,6 +206,10 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 "model = tf.keras.Sequential([tf.keras.layers.Dense(10, activation='softmax')])\n"
                 "model.compile(optimizer='rmsprop', loss='sparse_categorical_crossentropy')\n"
                 "model.fit(train_images, train_labels, epochs=20, batch_size=128, validation_split=0.2)\n", fixed=None),
+        # Generated points, but 200,000 of them: 6,250 steps an epoch, not a toy.
+        Invalid("import tensorflow as tf\nfrom sklearn.datasets import make_moons\nX, y = make_moons(n_samples=200000)\n"
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation='relu'), tf.keras.layers.Dense(1)])\n"
+                "model.compile(loss='binary_crossentropy', optimizer='adam')\nmodel.fit(X, y, epochs=10)\n", fixed=None),
         Invalid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\n"
                 "model.fit(ds, epochs=3)\n"),
         # TF Addons' average-optimizers tutorial: a factory builds and compiles the MLP; each caller fits
@@ -287,6 +317,11 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
                 continue  # one epoch (the default) or two: a demonstration, too short to be worth it
             if self._per_batch_callbacks(context, call, other):
                 return None  # a callback that acts every batch would then act every N batches
+            x = argument(call, "x", 0)
+            if x is not None and fed_by_python(context.model, x.value, other.function, other.place):
+                continue  # each batch is made in Python (`flow_from_directory`, a generator): that is the step's cost
+            if context.model.keras_models.fits_toy_set(other):
+                continue  # a toy dataset (`make_circles(1000)`, 40 points): a few dozen steps an epoch, seconds in all
             batch = keyword_argument(call, "batch_size")
             fed = [c for c in context.model.pipelines.consumptions if c.node is call and c.role == "fit"]
             if fed:  # a tf.data pipeline: its own `batch(n)` sets the step size

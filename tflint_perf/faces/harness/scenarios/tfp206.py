@@ -7,7 +7,7 @@ BEFORE = '''\
 import numpy as np
 import tensorflow as tf
 
-STEPS = 300
+EPOCHS = 30
 BATCH = 64
 
 tf.keras.utils.set_random_seed(0)
@@ -23,7 +23,7 @@ loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 _rng = np.random.default_rng(0)
 BATCHES = [
     (tf.constant(_rng.normal(size=(BATCH, 32)).astype(np.float32)), tf.constant(_rng.integers(0, 10, BATCH)))
-    for _ in range(8)
+    for _ in range(10)
 ]
 
 
@@ -38,9 +38,9 @@ def train_step(x, y):
 def run():
     model.set_weights(INITIAL)
     losses = []
-    for i in range(STEPS):
-        x, y = BATCHES[i % len(BATCHES)]
-        losses.append(train_step(x, y))
+    for epoch in range(EPOCHS):
+        for x, y in BATCHES:
+            losses.append(train_step(x, y))
     return np.array([float(loss) for loss in losses])
 '''
 
@@ -48,7 +48,7 @@ SCENARIO = rule_scenario(
     "TFP206", "eager-train-step", "300 training steps of a 3-layer MLP (32 -> 64 -> 64 -> 10), batches of 64",
     BEFORE, [("def train_step(x, y):", "@tf.function\ndef train_step(x, y):")],
     fix_safety="unsafe", equivalence="allclose",
-    quick={"STEPS": 5},
+    quick={"EPOCHS": 1},
     meaning=(
         "The unsafe fix decorates the step with `@tf.function`: it is traced once and runs as one graph per "
         "batch instead of dispatching every op from Python. The weights are reset at the start of each run; "
