@@ -189,6 +189,10 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # A pipeline bound to a local that nothing reads nor returns: dead code (notebooks' module-level
+        # ones: tests/test_pipeline_intent.py).
+        Valid("import tensorflow as tf\ndef make(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+              "    unused = ds.map(augment)\n    return ds.batch(8)\n"),
         # ml-design-patterns wx_embeddings.ipynb: the parse map feeds a smoke fit of three steps and a look.
         Valid("import tensorflow as tf\ndef read_dataset(pattern):\n    ds = tf.data.TFRecordDataset(tf.io.gfile.glob(pattern))\n"
               "    return ds.prefetch(tf.data.AUTOTUNE).map(parse_tfrecord)\n\n"
@@ -310,6 +314,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "model.fit(ds.batch(64).prefetch(1), epochs=50)\n"),
     )
     invalid = (
+        # Read again after it is bound (handed to a trainer out of sight, rebound and returned): reported.
+        Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse)\ntrainer.run(train)\n",
+                fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "trainer.run(train)\n", unsafe=True),
+        Invalid("import tensorflow as tf\ndef input_fn(files):\n    ds = tf.data.TFRecordDataset(files).map(parse)\n"
+                "    ds = ds.shuffle(1000).repeat()\n    return ds.batch(32)\n",
+                fixed="import tensorflow as tf\ndef input_fn(files):\n"
+                "    ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "    ds = ds.shuffle(1000).repeat()\n    return ds.batch(32)\n", unsafe=True),
         # A char-RNN's 1,001-token chunks one-hot encoded whole, or sliced into input and target: 256 floats a
         # token, a quarter of a million per element; a small depth makes only a picked label cheap.
         Invalid(_CHAR_CHUNKS.format(encode="lambda seq: tf.one_hot(seq, VOCAB)"),
@@ -495,7 +508,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 continue
             if named_otherwise and not any(pipelines.trains_whatever_the_path(c) for c in pipelines.consumptions_of(call)):
                 continue
-            if not pipelines.serves(call, states, self.purposes):
+            if not pipelines.serves(call, states, self.purposes, context.filename):
                 continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview
             if any(pipelines.replays_one_element(state, call) for state in states):
                 continue  # `Dataset.range(1).repeat().map(make_fake_batch)`: synthetic input
