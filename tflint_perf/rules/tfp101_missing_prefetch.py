@@ -80,6 +80,16 @@ _BIT = (
     "data_train = get_data(512).map({after})\nmodel.fit(data_train, epochs=10, steps_per_epoch=100)\n"
 )
 
+_CATALOGUE_TOY = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{load}\nfor repeat in range(1200):\n"
+    "    for batch in data.batch(32, drop_remainder=True):\n        train_step(batch['features'], batch['label'])\n"
+)
+_KERAS_TOY = (
+    "import tensorflow as tf\n(x, y), _ = tf.keras.datasets.{set}.load_data()\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a / 100., b)).shuffle(400).batch(32)\n"
+    "model.fit(ds, epochs=100)\n"
+)
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -216,6 +226,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # Packt's ML Using TF Cookbook: Iris from TensorFlow Datasets (150 rows) batched in a training loop,
+        # and a Keras catalogue toy (Boston housing, 506 rows) scaled and fitted: microseconds of input work.
+        Valid(_CATALOGUE_TOY.format(load="data = tfds.load('iris', split='train')")),
+        Valid(_KERAS_TOY.format(set="boston_housing")),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"),
         # ml-design-patterns wx_embeddings.ipynb: a smoke fit of three steps; the training job is elsewhere.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(2).repeat()\n"
@@ -326,6 +340,12 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # The same loops over catalogue sets whose names do not say toy: reported.
+        Invalid(_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')"),
+                fixed=_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')").replace(
+                    "drop_remainder=True)", "drop_remainder=True).prefetch(tf.data.AUTOTUNE)")),
+        Invalid(_KERAS_TOY.format(set="cifar10"),
+                fixed=_KERAS_TOY.format(set="cifar10").replace(".batch(32)", ".batch(32).prefetch(tf.data.AUTOTUNE)")),
         # The same zip with a per-batch resize: interpolation of every pixel, work a prefetch would overlap.
         Invalid(_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))"),
                 fixed=_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))")

@@ -67,6 +67,13 @@ _SEQUENTIAL_RETRIEVAL_FIXED = _SEQUENTIAL_RETRIEVAL.replace(
     "train = tf.data.TFRecordDataset(f).map(\n    _parse_function,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n"
     ").map(lambda x: {\n    'context_movie_id': tf.strings.as_string(x['context_movie_id'])}, "
     "num_parallel_calls=tf.data.experimental.AUTOTUNE)\n")
+_IRIS_2D = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef iris2d(features, label):\n"
+    "    return features[2:], tf.cast((label == 0), dtype=tf.float32)\n"
+    "iris = tfds.load('{name}', split='train[:90%]', as_supervised=True)\n"
+    "train = iris.map(iris2d).shuffle(buffer_size=100).batch(16)\n"
+    "for epoch in range(300):\n    for x, y in train:\n        train_step(x, y)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -189,6 +196,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # Packt's ML Using TF Cookbook, ch2: a feature-slicing map over Iris from TensorFlow Datasets.
+        Valid(_IRIS_2D.format(name="iris")),
         # A pipeline bound to a local that nothing reads nor returns: dead code (notebooks' module-level
         # ones: tests/test_pipeline_intent.py).
         Valid("import tensorflow as tf\ndef make(files):\n    ds = tf.data.TFRecordDataset(files)\n"
@@ -314,6 +323,9 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "model.fit(ds.batch(64).prefetch(1), epochs=50)\n"),
     )
     invalid = (
+        # The same map over a catalogue set whose name does not say toy.
+        Invalid(_IRIS_2D.format(name="mnist"), fixed=_IRIS_2D.format(name="mnist").replace(
+            ".map(iris2d)", ".map(\n    iris2d,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)")),
         # Read again after it is bound (handed to a trainer out of sight, rebound and returned): reported.
         Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse)\ntrainer.run(train)\n",
                 fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"

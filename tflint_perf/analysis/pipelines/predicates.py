@@ -114,8 +114,8 @@ class StatePredicates:
             if not parts or depth >= _ZIP_DEPTH or any(self.does_work(part, depth + 1) for part in parts):
                 return True
             return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
-        if name not in IN_MEMORY_SOURCES:
-            return True
+        if name not in IN_MEMORY_SOURCES and not DataSizes(self.model).is_named_toy_source(source.node):
+            return True  # `tfds.load('iris')`, 150 rows, is read into memory in microseconds too
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
@@ -138,8 +138,11 @@ class StatePredicates:
 
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
-        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`."""
+        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`,
+        or loads a catalogue set its name shows to be one (`tfds.load('iris')`)."""
         source = state.source.node
+        if isinstance(source, cst.Call) and DataSizes(self.model).is_named_toy_source(source):
+            return True  # `tfds.load('iris', split='train')`
         # Not `from_tensors(x).repeat()`: one element replayed for ever, whatever its size.
         slices = isinstance(source, cst.Call) and self.model.call_name(source) == "tf.data.Dataset.from_tensor_slices"
         data = argument(source, "tensors", 0) if slices else None
