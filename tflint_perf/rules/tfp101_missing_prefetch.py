@@ -80,6 +80,13 @@ _BIT = (
     "data_train = get_data(512).map({after})\nmodel.fit(data_train, epochs=10, steps_per_epoch=100)\n"
 )
 
+_TRAIN_AND_EVALUATE = (
+    "import tensorflow as tf\ndef {helper}(batch_size=32):\n"
+    "    train_dataset = (tf.data.TextLineDataset('gs://b/train_set.csv').\n"
+    "        map(decode_csv)).batch(batch_size)\n"
+    "    model = tf.keras.Sequential(layers)\n    model.fit(train_dataset, epochs=10)\n    return model\n"
+    "model = {helper}()\n"
+)
 _CATALOGUE_TOY = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{load}\nfor repeat in range(1200):\n"
     "    for batch in data.batch(32, drop_remainder=True):\n        train_step(batch['features'], batch['label'])\n"
@@ -226,6 +233,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
+                                                                          "model.evaluate(train_dataset)")),
         # Packt's ML Using TF Cookbook: Iris from TensorFlow Datasets (150 rows) batched in a training loop,
         # and a Keras catalogue toy (Boston housing, 506 rows) scaled and fitted: microseconds of input work.
         Valid(_CATALOGUE_TOY.format(load="data = tfds.load('iris', split='train')")),
@@ -340,6 +349,11 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # training-data-analyst's deepdive2 flower notebooks: the pipeline is built and fitted inside a
+        # `train_and_evaluate` helper, which trains first (`evaluate_model` building the same would not).
+        Invalid(_TRAIN_AND_EVALUATE.format(helper="train_and_evaluate"),
+                fixed=_TRAIN_AND_EVALUATE.format(helper="train_and_evaluate").replace(
+                    "map(decode_csv)).batch(batch_size)", "map(decode_csv)).batch(batch_size).prefetch(tf.data.AUTOTUNE)")),
         # The same loops over catalogue sets whose names do not say toy: reported.
         Invalid(_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')"),
                 fixed=_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')").replace(
