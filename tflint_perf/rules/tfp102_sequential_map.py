@@ -74,6 +74,11 @@ _IRIS_2D = (
     "train = iris.map(iris2d).shuffle(buffer_size=100).batch(16)\n"
     "for epoch in range(300):\n    for x, y in train:\n        train_step(x, y)\n"
 )
+_RESCALED_BATCHES = (
+    "import tensorflow as tf\ntrain_ds = tf.keras.preprocessing.image_dataset_from_directory(data_root, batch_size=32)\n"
+    "normalization_layer = {layer}\ntrain_ds = train_ds.map(lambda x, y: (normalization_layer(x), y))\n"
+    "train_ds = train_ds.cache().prefetch(buffer_size=tf.data.AUTOTUNE)\nmodel.fit(train_ds, epochs=2)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -196,6 +201,9 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # training-data-analyst transfer_learning_with_hub.ipynb: a Rescaling layer on the batches of
+        # image_dataset_from_directory, `x / 255.` once per batch.
+        Valid(_RESCALED_BATCHES.format(layer="tf.keras.layers.experimental.preprocessing.Rescaling(1./255)")),
         # Packt's ML Using TF Cookbook, ch2: a feature-slicing map over Iris from TensorFlow Datasets.
         Valid(_IRIS_2D.format(name="iris")),
         # A pipeline bound to a local that nothing reads nor returns: dead code (notebooks' module-level
@@ -323,6 +331,11 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "model.fit(ds.batch(64).prefetch(1), epochs=50)\n"),
     )
     invalid = (
+        # A layer that interpolates every image of the batch is work per batch worth overlapping.
+        Invalid(_RESCALED_BATCHES.format(layer="tf.keras.layers.Resizing(224, 224)"), fixed=_RESCALED_BATCHES.format(
+            layer="tf.keras.layers.Resizing(224, 224)").replace("map(lambda x, y: (normalization_layer(x), y))",
+                "map(\n    lambda x, y: (normalization_layer(x), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)"),
+                unsafe=True),
         # The same map over a catalogue set whose name does not say toy.
         Invalid(_IRIS_2D.format(name="mnist"), fixed=_IRIS_2D.format(name="mnist").replace(
             ".map(iris2d)", ".map(\n    iris2d,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)")),
