@@ -87,6 +87,13 @@ _TRAIN_AND_EVALUATE = (
     "    model = tf.keras.Sequential(layers)\n    model.fit(train_dataset, epochs=10)\n    return model\n"
     "model = {helper}()\n"
 )
+_PREFETCH_THEN_CACHE = (
+    "import tensorflow as tf\ndef load(filenames, nb_epochs):\n    dataset = tf.data.TFRecordDataset(filenames, 'GZIP')\n"
+    "    dataset = dataset.map(read_tfrecord, num_parallel_calls=32).batch(64)\n"
+    "    dataset = dataset.prefetch(tf.data.experimental.AUTOTUNE)\n    dataset = dataset.{cache}\n"
+    "    return dataset.repeat(nb_epochs)\n"
+    "model.fit(load(files, 10), steps_per_epoch=100, epochs=10)\n"
+)
 _CATALOGUE_TOY = (
     "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{load}\nfor repeat in range(1200):\n"
     "    for batch in data.batch(32, drop_remainder=True):\n        train_step(batch['features'], batch['label'])\n"
@@ -233,6 +240,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
+        Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
         Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
                                                                           "model.evaluate(train_dataset)")),
         # Packt's ML Using TF Cookbook: Iris from TensorFlow Datasets (150 rows) batched in a training loop,
@@ -349,6 +358,9 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
+        Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
+            cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),
         # training-data-analyst's deepdive2 flower notebooks: the pipeline is built and fitted inside a
         # `train_and_evaluate` helper, which trains first (`evaluate_model` building the same would not).
         Invalid(_TRAIN_AND_EVALUATE.format(helper="train_and_evaluate"),

@@ -63,11 +63,15 @@ class StatePredicates:
     consumptions: List[Consumption]  # ConsumptionQueries'
 
     def ends_prefetched(self, state: State) -> bool:
-        """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
+        """The state's last real transformation is a prefetch (or it never left a prefetched source). An
+        in-memory `cache()` after the prefetch keeps it in effect: the first pass reads through the
+        prefetch buffer, every later one copies the cached elements from memory (tensorflow-without-a-phd's
+        TPU tutorial: `prefetch(AUTOTUNE).cache().repeat(n)`); a cache to a file reads the disk again."""
         for op in reversed(state.ops):
             if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
                 return True
-            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state):
+            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state) \
+                    and not _in_memory_cache(op):
                 return False
         return state.source.prefetched
 
@@ -387,6 +391,14 @@ class StatePredicates:
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
+
+
+def _in_memory_cache(op: Op) -> bool:
+    """``cache()`` or ``cache("")``: the elements kept in memory, not in a file."""
+    if op.name != "cache":
+        return False
+    filename = argument(op.call, "filename", 0)
+    return filename is None or (isinstance(filename.value, cst.SimpleString) and filename.value.evaluated_value == "")
 
 
 def _selects(node: cst.BaseExpression) -> bool:
