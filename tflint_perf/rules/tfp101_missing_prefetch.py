@@ -147,8 +147,9 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
 prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
-whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata: the
-prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
+whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata, and an
+in-memory `cache()` after it serves later epochs from memory (`prefetch(AUTOTUNE).cache().repeat(n)`;
+a cache to a file reads the disk again): the prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
 computes, and is reported), and neither does a map that runs no op at all (a `def` that copies dict
 entries under new keys in Python). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
 of their own. A pipeline that
@@ -162,7 +163,8 @@ microseconds once per batch; decoding, resizing and `py_function` are work), or 
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Nor does one over a toy dataset the code shows the size of (at most 250,000 numbers, a
 megabyte of float32: scikit-learn's `load_digits()` or `load_iris()`, `np.random.rand(100, 2)`,
-slices of them; analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
+slices of them; catalogue sets whose name shows a toy, `tfds.load('iris')`, Keras' `boston_housing`;
+analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
 pass over it is microseconds of input work per step. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,

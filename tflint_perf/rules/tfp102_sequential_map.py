@@ -103,7 +103,9 @@ loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at 
 serving request read by `get_single_element()`, a TF1 iterator read only by session loops that
 generate samples or compute metrics, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), a map whose result is thrown away
-(`dataset.map(augment)` on a line of its own never runs), and maps in test files are not
+(`dataset.map(augment)` on a line of its own never runs) or bound to a name nothing reads nor
+returns (`aug_ds = train_ds.map(augment)` never used; at module level, in a notebook, or in a Python
+module the project shows no importer of), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
 on the pipeline (or a TF1 session loop there runs a train op on it); a `fit` trains on a pipeline whatever
 its name says (`eval_train_ds`). Evaluation the model waits on every epoch counts as training does: `fit`'s
@@ -126,11 +128,11 @@ tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and
 as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
 rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`; not a whole element or a slice,
 which may be a sequence: `lambda seq: tf.one_hot(seq, 256)`), such a cheap map over a toy dataset's elements
-(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`), and, after `batch`, a function that
+(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`; `tfds.load('iris')`: a slice of the features), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
 element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
-`tf.where(mask, label, -1.)`), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
+`tf.where(mask, label, -1.)`, a Keras `Rescaling` layer), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
 `tf.image.random_flip_left_right(x)`: one vectorised copy, no interpolation) or fills constants
 (`tf.zeros`): microseconds per batch, or, straight after a `Dataset.zip`, one that
 only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
