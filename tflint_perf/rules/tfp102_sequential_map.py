@@ -345,6 +345,12 @@ first and map the batch instead. A map that must stay sequential to save memory 
         Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse)\ntrainer.run(train)\n",
                 fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"
                 "trainer.run(train)\n", unsafe=True),
+        # tensorflow/similarity's TFDataSampler: `ds` is a parameter, rebound and read after the map.
+        Invalid("import tensorflow as tf\ndef sampler(ds, load_fn):\n    ds = ds.map(load_fn)\n    return ds.batch(8).prefetch(1)\n"
+                "model.fit(sampler(tf.data.TFRecordDataset(f), load), epochs=3)\n", fixed="import tensorflow as tf\n"
+                "def sampler(ds, load_fn):\n    ds = ds.map(load_fn, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "    return ds.batch(8).prefetch(1)\nmodel.fit(sampler(tf.data.TFRecordDataset(f), load), epochs=3)\n",
+                unsafe=True),
         Invalid("import tensorflow as tf\ndef input_fn(files):\n    ds = tf.data.TFRecordDataset(files).map(parse)\n"
                 "    ds = ds.shuffle(1000).repeat()\n    return ds.batch(32)\n",
                 fixed="import tensorflow as tf\ndef input_fn(files):\n"

@@ -254,7 +254,7 @@ class PipelineIntent:
         function = site.function  # type: ignore[union-attr]
         if function is not None and function.declares_global:
             return False
-        scope = function.node if function is not None else self.model.module
+        scope = function.node.body if function is not None else self.model.module  # the body: `ds` may be a parameter
         if name_uses(scope, name, reads_only=True) > name_uses(statement, name, reads_only=True):
             return False  # read elsewhere in its scope
         if function is not None or (filename or "").endswith(".ipynb"):
