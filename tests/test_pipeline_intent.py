@@ -703,3 +703,44 @@ def test_a_distributed_dataset_looped_over_for_prediction_is_not_training():
 def test_a_distributed_dataset_with_no_loop_in_sight_is_still_training():
     source = DISTRIBUTED.split("    def predict")[0]
     assert found(source, ["TFP101"]) == [(5, "TFP101"), (10, "TFP101")]
+
+
+# -- bound to a name nothing reads ---------------------------------------------------------------
+# Packt's ML Using TF Cookbook, ch1: loading recipes, one a cell, each bound to a name nothing reads (two
+# cells bind `text_data`); training-data-analyst's data_augmentation.ipynb maps `aug_ds`, never read.
+RECIPES = """
+    import tensorflow as tf
+
+    def split_text(x):
+        return tf.strings.split(x, sep='\\t')
+
+    text_data = (tf.data
+                 .TextLineDataset(path)
+                 .map(split_text)
+                )
+    housing = tf.data.TextLineDataset(path).skip(1).map(lambda x: tf.strings.to_number(tf.strings.split(x)))
+    text_data = (tf.data.TextLineDataset('deu.txt').map(split_text))
+    train_ds = tf.data.TFRecordDataset(f).map(parse, 4).batch(32).prefetch(1)
+    aug_ds = train_ds.map(
+      lambda x, y: (resize_and_rescale(x, training=True), y))
+    model.fit(train_ds, epochs=5)
+"""
+
+
+def notebook_found(source: str, select):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename="recipes.ipynb"))
+
+
+def test_a_notebook_pipeline_nothing_reads_is_not_reported():
+    assert notebook_found(RECIPES, ["TFP102"]) == []
+
+
+def test_a_notebook_pipeline_read_later_is_reported():
+    # `aug_ds` fitted after all; `housing` handed to a helper out of sight.
+    source = RECIPES.replace("model.fit(train_ds", "model.fit(aug_ds") + "    describe(housing)\n"
+    assert notebook_found(source, ["TFP102"]) == [(11, "TFP102"), (14, "TFP102")]
+
+
+def test_a_module_pipeline_may_be_imported_when_checked_alone():
+    # A Python module's module-level `housing` may be imported as `from recipes import housing`: reported.
+    assert (11, "TFP102") in found(RECIPES, ["TFP102"])

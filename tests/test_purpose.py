@@ -204,6 +204,13 @@ def test_a_pipeline_consumed_for_training_and_for_evaluation_is_still_reported()
         (["print"], Purpose.INSPECTION),
         (["parse_example"], Purpose.UNKNOWN),
         (["distributed_train_step", "print"], Purpose.TRAINING),
+        # A helper that trains and then evaluates trains; one that evaluates what was trained does not,
+        # and plotting a training-and-evaluation history is inspection.
+        (["train_and_evaluate"], Purpose.TRAINING),
+        (["train_then_test"], Purpose.TRAINING),
+        (["eval_train_ds"], Purpose.EVALUATION),
+        (["evaluate_trained_model"], Purpose.EVALUATION),
+        (["plot_train_and_eval"], Purpose.INSPECTION),
     ],
 )
 def test_loop_purpose_from_the_names_it_calls(names, purpose):

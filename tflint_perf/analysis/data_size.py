@@ -3,12 +3,14 @@
 A training step fed a batch of a dataset of 17 points, 100 random draws or the 150 rows of Iris
 copies a few hundred bytes per step: ``feed_dict`` costs it microseconds and a ``tf.data``
 pipeline would gain nothing a user could measure (the TF1 cookbooks' and tutorials' toy
-regressions). Whether data is that small is read from how it is made, never from names:
+regressions). Whether data is that small is read from how it is made, never from variable names:
 
 - literal numbers and (nested) lists of them, ``np.array`` / ``np.asarray`` of those;
 - NumPy constructors with their sizes written out: ``np.random.normal(1, 0.1, 100)``,
   ``np.random.uniform(size=(50, 2))``, ``np.linspace(0, 10, 100)``, ``np.arange(100)``,
   ``np.zeros((20, 3))``, ``np.arange(-100, 100, 4)`` (sizes as literals or module constants);
+- Keras' and TensorFlow Datasets' catalogue sets whose name shows they are toys
+  (``keras.datasets.boston_housing.load_data()``, ``tfds.load('iris')``: ``is_named_toy_source``);
 - scikit-learn's small bundled datasets (``datasets.load_iris()``: 150 rows) and its generators with
   their sample counts written (``datasets.make_circles(n_samples=350)``);
 - ``np.repeat(10., 100)``: the repeated data times the count;
@@ -124,6 +126,12 @@ _BUNDLED = {
 _PRESENTATION_KEYWORDS = frozenset({"return_X_y", "as_frame"})
 # scikit-learn's generators: (features + target) per sample, with their default sample count.
 _GENERATED = {"make_circles": 3, "make_moons": 3, "make_blobs": 3, "make_s_curve": 4, "make_swiss_roll": 4}
+# Well-known catalogue datasets small enough to be toys whatever is done with them, by the name their loader
+# is given: rows x (features + target). TensorFlow Datasets' (`tfds.load('iris')`: 150 rows; a config or a
+# version after the name, `penguins/processed`, `iris:2.*.*`, is the same set) and Keras' bundled ones
+# (`keras.datasets.boston_housing.load_data()`: 506 rows of 13 features).
+_TFDS_TOYS = {"iris": 150 * 5, "penguins": 344 * 8, "titanic": 1309 * 14, "german_credit_numeric": 1000 * 25}
+_KERAS_TOYS = {"boston_housing": 506 * 14}
 _PLACEHOLDERS = frozenset({"tf.placeholder", "tf.compat.v1.placeholder"})
 
 
@@ -142,6 +150,15 @@ class DataSizes:
         source shows (``load_digits(return_X_y=True)`` and slices of it, ``np.random.rand(100, 2)``)."""
         numbers = self._numbers(expr, scope, place, (), 0, frozenset())
         return numbers is not None and numbers <= TOY_DATASET
+
+    def is_named_toy_source(self, call: cst.Call) -> bool:
+        """``call`` loads a catalogue dataset its name shows to be a toy (``_TFDS_TOYS``): ``tfds.load(
+        'iris', split='train')``, 150 rows, a pipeline whose whole pass is a few kilobytes."""
+        if self.model.call_name(call) != "tfds.load":
+            return False
+        name = argument(call, "name", 0)
+        text = name.value.evaluated_value if name is not None and isinstance(name.value, cst.SimpleString) else None
+        return isinstance(text, str) and text.split(":")[0].split("/")[0] in _TFDS_TOYS
 
     def feeds_little(self, entries) -> bool:
         """Every fed ``(key, value, scope, place)`` is drawn from a toy dataset or its step's share is
@@ -324,6 +341,9 @@ class DataSizes:
             return data * count if data is not None and count is not None and count >= 0 else None
         if name.startswith("sklearn.datasets."):
             return _scikit_learn_numbers(name.rsplit(".", 1)[-1], call, self._integer)
+        parts = name.split(".")
+        if parts[-1] == "load_data" and len(parts) >= 3 and parts[-3] == "datasets" and not call.args:
+            return _KERAS_TOYS.get(parts[-2])  # `boston_housing.load_data()`: the whole set, both splits
         return None
 
     def _repeated(self, comprehension, again) -> Optional[int]:

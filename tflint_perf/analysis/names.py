@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+
 # Longest prefix first: the first match wins.
 _PREFIXES = (
     ("tensorflow.compat.v1.keras.", "keras."),
@@ -228,16 +229,20 @@ class ImportTable:
         return candidates[0] if candidates else None
 
 
-def name_uses(tree: cst.CSTNode, name: str) -> int:
+def name_uses(tree: cst.CSTNode, name: str, reads_only: bool = False) -> int:
     """How often the plain name ``name`` is written in ``tree``, leaving out the bodies of functions
     and lambdas whose parameter it is (there it names another value), attribute names
-    (``self.dataset`` is not the name ``dataset``) and keyword names (``f(dataset=...)``)."""
+    (``self.dataset`` is not the name ``dataset``) and keyword names (``f(dataset=...)``). With
+    ``reads_only``, the targets of plain ``name = ...`` assignments are left out too: two notebook
+    cells that each bind ``text_data`` and never use it read it nowhere."""
     count = 0
     stack = [tree]
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Name) and current.value == name:
             count += 1
+        if reads_only and isinstance(current, cst.AssignTarget) and isinstance(current.target, cst.Name):
+            continue
         if isinstance(current, (cst.FunctionDef, cst.Lambda)) and name in parameter_names(current.params):
             continue
         if isinstance(current, cst.Attribute):

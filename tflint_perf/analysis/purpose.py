@@ -52,6 +52,11 @@ _TRAINING_NAME = re.compile(
     re.IGNORECASE,
 )
 
+# A name that joins training to evaluation trains first: `train_and_evaluate` (a notebook's helper that fits
+# and validates, Estimator's own), `train_and_test`, `train_then_eval`. Not `eval_train_ds`: evaluation first.
+_TRAINING_THEN_EVALUATION_NAME = re.compile(
+    r"(?:^|_)train\w*?_(?:and|then)_(?:eval\w*|test\w*|valid\w*)(?:_|\d|$)", re.IGNORECASE)
+
 
 # The names of a function or variable that builds a pipeline say less: `generate_dataset`,
 # `sample_batches` and `decode_records` build training input as often as not.
@@ -81,11 +86,14 @@ def purpose_of_names(names: Iterable[str]) -> Purpose:
 
 def _classify(names: Iterable[str], inspection: "re.Pattern[str]", evaluation: "re.Pattern[str]") -> Purpose:
     """Per name, inspection first, then evaluation, then training (`test_step` is evaluation although
-    it ends in `step`); any training name decides."""
+    it ends in `step`); any training name decides, and a name that trains and then evaluates
+    (`train_and_evaluate`) is a training name."""
     evaluates = inspects = False
     for name in names:
         if inspection.search(name):
             inspects = True
+        elif _TRAINING_THEN_EVALUATION_NAME.search(name):
+            return Purpose.TRAINING
         elif evaluation.search(name):
             evaluates = True
         elif _TRAINING_NAME.search(name):

@@ -80,6 +80,30 @@ _BIT = (
     "data_train = get_data(512).map({after})\nmodel.fit(data_train, epochs=10, steps_per_epoch=100)\n"
 )
 
+_TRAIN_AND_EVALUATE = (
+    "import tensorflow as tf\ndef {helper}(batch_size=32):\n"
+    "    train_dataset = (tf.data.TextLineDataset('gs://b/train_set.csv').\n"
+    "        map(decode_csv)).batch(batch_size)\n"
+    "    model = tf.keras.Sequential(layers)\n    model.fit(train_dataset, epochs=10)\n    return model\n"
+    "model = {helper}()\n"
+)
+_PREFETCH_THEN_CACHE = (
+    "import tensorflow as tf\ndef load(filenames, nb_epochs):\n    dataset = tf.data.TFRecordDataset(filenames, 'GZIP')\n"
+    "    dataset = dataset.map(read_tfrecord, num_parallel_calls=32).batch(64)\n"
+    "    dataset = dataset.prefetch(tf.data.experimental.AUTOTUNE)\n    dataset = dataset.{cache}\n"
+    "    return dataset.repeat(nb_epochs)\n"
+    "model.fit(load(files, 10), steps_per_epoch=100, epochs=10)\n"
+)
+_CATALOGUE_TOY = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{load}\nfor repeat in range(1200):\n"
+    "    for batch in data.batch(32, drop_remainder=True):\n        train_step(batch['features'], batch['label'])\n"
+)
+_KERAS_TOY = (
+    "import tensorflow as tf\n(x, y), _ = tf.keras.datasets.{set}.load_data()\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a / 100., b)).shuffle(400).batch(32)\n"
+    "model.fit(ds, epochs=100)\n"
+)
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -123,8 +147,9 @@ of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with other
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
 prefetch that only selects parts of each element (`lambda x: x['images']`) runs no op, and one on
-whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata: the
-prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
+whole batches that only reshapes them (big_transfer's `reshape_for_keras`) changes metadata, and an
+in-memory `cache()` after it serves later epochs from memory (`prefetch(AUTOTUNE).cache().repeat(n)`;
+a cache to a file reads the disk again): the prefetch still ends the pipeline (a slice, a stack, a cast or a per-element reshape there copies or
 computes, and is reported), and neither does a map that runs no op at all (a `def` that copies dict
 entries under new keys in Python). `make_csv_dataset` and `make_batched_features_dataset` end in a prefetch
 of their own. A pipeline that
@@ -138,7 +163,8 @@ microseconds once per batch; decoding, resizing and `py_function` are work), or 
 random draws or constant arrays, does no work a prefetch could overlap with the step: no finding
 either. Nor does one over a toy dataset the code shows the size of (at most 250,000 numbers, a
 megabyte of float32: scikit-learn's `load_digits()` or `load_iris()`, `np.random.rand(100, 2)`,
-slices of them; analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
+slices of them; catalogue sets whose name shows a toy, `tfds.load('iris')`, Keras' `boston_housing`;
+analysis/data_size.py) whose maps only pick, cast, scale or one-hot encode: a whole
 pass over it is microseconds of input work per step. Test files are skipped, and a test iterating another module's pipeline (`data_provider_test.py`
 reading `_provide_custom_dataset(...)`) is no training consumer of it: the other importers decide.
 In a module whose path says evaluation, inference or serving (`evaluate_model.py`, `inference/`,
@@ -216,6 +242,14 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
+        Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
+        Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
+                                                                          "model.evaluate(train_dataset)")),
+        # Packt's ML Using TF Cookbook: Iris from TensorFlow Datasets (150 rows) batched in a training loop,
+        # and a Keras catalogue toy (Boston housing, 506 rows) scaled and fitted: microseconds of input work.
+        Valid(_CATALOGUE_TOY.format(load="data = tfds.load('iris', split='train')")),
+        Valid(_KERAS_TOY.format(set="boston_housing")),
         Valid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)\nmodel.fit(ds)\n"),
         # ml-design-patterns wx_embeddings.ipynb: a smoke fit of three steps; the training job is elsewhere.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(2).repeat()\n"
@@ -326,6 +360,20 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
+        Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
+            cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),
+        # training-data-analyst's deepdive2 flower notebooks: the pipeline is built and fitted inside a
+        # `train_and_evaluate` helper, which trains first (`evaluate_model` building the same would not).
+        Invalid(_TRAIN_AND_EVALUATE.format(helper="train_and_evaluate"),
+                fixed=_TRAIN_AND_EVALUATE.format(helper="train_and_evaluate").replace(
+                    "map(decode_csv)).batch(batch_size)", "map(decode_csv)).batch(batch_size).prefetch(tf.data.AUTOTUNE)")),
+        # The same loops over catalogue sets whose names do not say toy: reported.
+        Invalid(_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')"),
+                fixed=_CATALOGUE_TOY.format(load="data = tfds.load('mnist', split='train')").replace(
+                    "drop_remainder=True)", "drop_remainder=True).prefetch(tf.data.AUTOTUNE)")),
+        Invalid(_KERAS_TOY.format(set="cifar10"),
+                fixed=_KERAS_TOY.format(set="cifar10").replace(".batch(32)", ".batch(32).prefetch(tf.data.AUTOTUNE)")),
         # The same zip with a per-batch resize: interpolation of every pixel, work a prefetch would overlap.
         Invalid(_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))"),
                 fixed=_DANN.format(work="tf.image.resize(tf.concat((source_images, target_images), axis=0), (224, 224))")

@@ -67,6 +67,18 @@ _SEQUENTIAL_RETRIEVAL_FIXED = _SEQUENTIAL_RETRIEVAL.replace(
     "train = tf.data.TFRecordDataset(f).map(\n    _parse_function,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n"
     ").map(lambda x: {\n    'context_movie_id': tf.strings.as_string(x['context_movie_id'])}, "
     "num_parallel_calls=tf.data.experimental.AUTOTUNE)\n")
+_IRIS_2D = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\ndef iris2d(features, label):\n"
+    "    return features[2:], tf.cast((label == 0), dtype=tf.float32)\n"
+    "iris = tfds.load('{name}', split='train[:90%]', as_supervised=True)\n"
+    "train = iris.map(iris2d).shuffle(buffer_size=100).batch(16)\n"
+    "for epoch in range(300):\n    for x, y in train:\n        train_step(x, y)\n"
+)
+_RESCALED_BATCHES = (
+    "import tensorflow as tf\ntrain_ds = tf.keras.preprocessing.image_dataset_from_directory(data_root, batch_size=32)\n"
+    "normalization_layer = {layer}\ntrain_ds = train_ds.map(lambda x, y: (normalization_layer(x), y))\n"
+    "train_ds = train_ds.cache().prefetch(buffer_size=tf.data.AUTOTUNE)\nmodel.fit(train_ds, epochs=2)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -91,7 +103,9 @@ loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at 
 serving request read by `get_single_element()`, a TF1 iterator read only by session loops that
 generate samples or compute metrics, see TFP101), in pipelines built for evaluation or a preview with no consumer in
 sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), a map whose result is thrown away
-(`dataset.map(augment)` on a line of its own never runs), and maps in test files are not
+(`dataset.map(augment)` on a line of its own never runs) or bound to a name nothing reads nor
+returns (`aug_ds = train_ds.map(augment)` never used; at module level, in a notebook, or in a Python
+module the project shows no importer of), and maps in test files are not
 reported, nor in modules whose path says evaluation, inference or serving, unless a `fit` there trains
 on the pipeline (or a TF1 session loop there runs a train op on it); a `fit` trains on a pipeline whatever
 its name says (`eval_train_ds`). Evaluation the model waits on every epoch counts as training does: `fit`'s
@@ -114,11 +128,11 @@ tf.int64) if x < warmup else tf.cast(1, tf.int64)`), one that picks features and
 as cheap as the picks), one that one-hot encodes a label to a depth the code writes small while the
 rest passes through (`lambda image, label: (image, tf.one_hot(label, depth=8))`; not a whole element or a slice,
 which may be a sequence: `lambda seq: tf.one_hot(seq, 256)`), such a cheap map over a toy dataset's elements
-(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`), and, after `batch`, a function that
+(scikit-learn's digits: `lambda z: tf.one_hot(z, 10)`; `tfds.load('iris')`: a slice of the features), and, after `batch`, a function that
 only moves a batch's values around (`reshape`, `transpose`, `concat`, `tile`, `pad`, slicing, `set_shape`,
 shape checks) which runs once per batch, or, on the batches the consumer gets from any source, does
 element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`, `tf.one_hot(y, depth=10)`,
-`tf.where(mask, label, -1.)`), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
+`tf.where(mask, label, -1.)`, a Keras `Rescaling` layer), crops, flips or pads its images (`tf.image.central_crop(x, 0.75)`,
 `tf.image.random_flip_left_right(x)`: one vectorised copy, no interpolation) or fills constants
 (`tf.zeros`): microseconds per batch, or, straight after a `Dataset.zip`, one that
 only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
@@ -189,6 +203,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # training-data-analyst transfer_learning_with_hub.ipynb: a Rescaling layer on the batches of
+        # image_dataset_from_directory, `x / 255.` once per batch.
+        Valid(_RESCALED_BATCHES.format(layer="tf.keras.layers.experimental.preprocessing.Rescaling(1./255)")),
+        # Packt's ML Using TF Cookbook, ch2: a feature-slicing map over Iris from TensorFlow Datasets.
+        Valid(_IRIS_2D.format(name="iris")),
+        # A pipeline bound to a local that nothing reads nor returns: dead code (notebooks' module-level
+        # ones: tests/test_pipeline_intent.py).
+        Valid("import tensorflow as tf\ndef make(files):\n    ds = tf.data.TFRecordDataset(files)\n"
+              "    unused = ds.map(augment)\n    return ds.batch(8)\n"),
         # ml-design-patterns wx_embeddings.ipynb: the parse map feeds a smoke fit of three steps and a look.
         Valid("import tensorflow as tf\ndef read_dataset(pattern):\n    ds = tf.data.TFRecordDataset(tf.io.gfile.glob(pattern))\n"
               "    return ds.prefetch(tf.data.AUTOTUNE).map(parse_tfrecord)\n\n"
@@ -310,6 +333,29 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "model.fit(ds.batch(64).prefetch(1), epochs=50)\n"),
     )
     invalid = (
+        # A layer that interpolates every image of the batch is work per batch worth overlapping.
+        Invalid(_RESCALED_BATCHES.format(layer="tf.keras.layers.Resizing(224, 224)"), fixed=_RESCALED_BATCHES.format(
+            layer="tf.keras.layers.Resizing(224, 224)").replace("map(lambda x, y: (normalization_layer(x), y))",
+                "map(\n    lambda x, y: (normalization_layer(x), y),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)"),
+                unsafe=True),
+        # The same map over a catalogue set whose name does not say toy.
+        Invalid(_IRIS_2D.format(name="mnist"), fixed=_IRIS_2D.format(name="mnist").replace(
+            ".map(iris2d)", ".map(\n    iris2d,\n    num_parallel_calls=tf.data.AUTOTUNE,\n)")),
+        # Read again after it is bound (handed to a trainer out of sight, rebound and returned): reported.
+        Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse)\ntrainer.run(train)\n",
+                fixed="import tensorflow as tf\ntrain = tf.data.TFRecordDataset(f).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "trainer.run(train)\n", unsafe=True),
+        # tensorflow/similarity's TFDataSampler: `ds` is a parameter, rebound and read after the map.
+        Invalid("import tensorflow as tf\ndef sampler(ds, load_fn):\n    ds = ds.map(load_fn)\n    return ds.batch(8).prefetch(1)\n"
+                "model.fit(sampler(tf.data.TFRecordDataset(f), load), epochs=3)\n", fixed="import tensorflow as tf\n"
+                "def sampler(ds, load_fn):\n    ds = ds.map(load_fn, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "    return ds.batch(8).prefetch(1)\nmodel.fit(sampler(tf.data.TFRecordDataset(f), load), epochs=3)\n",
+                unsafe=True),
+        Invalid("import tensorflow as tf\ndef input_fn(files):\n    ds = tf.data.TFRecordDataset(files).map(parse)\n"
+                "    ds = ds.shuffle(1000).repeat()\n    return ds.batch(32)\n",
+                fixed="import tensorflow as tf\ndef input_fn(files):\n"
+                "    ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n"
+                "    ds = ds.shuffle(1000).repeat()\n    return ds.batch(32)\n", unsafe=True),
         # A char-RNN's 1,001-token chunks one-hot encoded whole, or sliced into input and target: 256 floats a
         # token, a quarter of a million per element; a small depth makes only a picked label cheap.
         Invalid(_CHAR_CHUNKS.format(encode="lambda seq: tf.one_hot(seq, VOCAB)"),
@@ -495,7 +541,7 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 continue
             if named_otherwise and not any(pipelines.trains_whatever_the_path(c) for c in pipelines.consumptions_of(call)):
                 continue
-            if not pipelines.serves(call, states, self.purposes):
+            if not pipelines.serves(call, states, self.purposes, context.filename):
                 continue  # evaluation run once, inspection, a one-off pass, `eval_input_fn`, a `take(3)` preview
             if any(pipelines.replays_one_element(state, call) for state in states):
                 continue  # `Dataset.range(1).repeat().map(make_fake_batch)`: synthetic input

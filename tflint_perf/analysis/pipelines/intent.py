@@ -29,7 +29,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
 from tflint_perf.analysis.model import ModuleModel
-from tflint_perf.analysis.names import dotted_text
+from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take, smoke_run
 from tflint_perf.analysis.pipelines.sources import DATASET_METHODS
 from tflint_perf.analysis.pipelines.values import Consumption, Op, State
@@ -210,13 +210,16 @@ class PipelineIntent:
             return Purpose.TRAINING
         return named
 
-    def serves(self, call: cst.Call, states: Sequence[State], purposes: FrozenSet[Purpose]) -> bool:
+    def serves(self, call: cst.Call, states: Sequence[State], purposes: FrozenSet[Purpose],
+               filename: Optional[str] = None) -> bool:
         """A finding about op ``call`` is worth a user's time for a rule about ``purposes``: some
         pipeline holding it is consumed for one of them (evaluation every epoch counting with
         training), or no consumer is in sight and its names and content do not say otherwise."""
         if self.discarded(call):
             return False  # `dataset.map(augment)` on a line of its own: nothing ever runs it
         consumptions = self.consumptions_of(call)
+        if not consumptions and self.unread(call, filename):
+            return False  # `aug_ds = train_ds.map(augment)`, never read again: a demonstration, dead code
         if Purpose.TRAINING in purposes and any(self.every_epoch(c) for c in consumptions):
             return True
         if consumptions:
@@ -232,18 +235,32 @@ class PipelineIntent:
         applied: Dataset methods return a new pipeline and leave their receiver as it was)."""
         site = self.model.site_of(call)
         statement = site.statement if site is not None else None
-        if statement is None:
+        return statement is not None and any(
+            isinstance(small, cst.Expr) and _on_spine(small.value, call) for small in statement.body)
+
+    def unread(self, call: cst.Call, filename: Optional[str] = None) -> bool:
+        """The pipeline op ``call`` makes is bound to a name that nothing reads afterwards nor returns:
+        ``aug_ds = train_ds.map(augment)`` in a notebook cell, a loading recipe's ``housing =
+        tf.data.TextLineDataset(path).map(parse)``, and no other line of its function (or module) names
+        ``aug_ds`` again. A pipeline only runs when something iterates it, so a finding there changes
+        nothing. A name a function declares ``global`` is the module's. At module level, a notebook
+        (``filename``) is imported by nobody; a Python module's name is unread only where the project
+        session shows no importer taking it (``from data import train_ds``); checked alone, it may be."""
+        site = self.model.site_of(call)
+        statement = site.statement if site is not None else None
+        name = assigned_name(statement) if statement is not None else None
+        if name is None or not _on_spine(statement.body[0].value, call):  # type: ignore[union-attr]
             return False
-        for small in statement.body:
-            expression = small.value if isinstance(small, cst.Expr) else None
-            while isinstance(expression, cst.Call):
-                if expression is call:
-                    return True
-                func = expression.func
-                if not (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS):
-                    break
-                expression = func.value
-        return False
+        function = site.function  # type: ignore[union-attr]
+        if function is not None and function.declares_global:
+            return False
+        scope = function.node.body if function is not None else self.model.module  # the body: `ds` may be a parameter
+        if name_uses(scope, name, reads_only=True) > name_uses(statement, name, reads_only=True):
+            return False  # read elsewhere in its scope
+        if function is not None or (filename or "").endswith(".ipynb"):
+            return True
+        session = self.model.session
+        return session is not None and not session.importers(self.model, [name])
 
     def named_for(self, call: cst.Call, purposes: FrozenSet[Purpose]) -> bool:
         """The names around the pipeline holding op ``call`` (``built_for``) allow one of ``purposes``,
@@ -265,6 +282,19 @@ class PipelineIntent:
         outer: List[cst.CSTNode] = list(site.loops[: site.loops.index(node)]) if node in site.loops else list(site.loops)
         outer.extend(self.model.call_graph.loops_reaching(site.function))  # type: ignore[attr-defined]
         return outer
+
+
+def _on_spine(expression: cst.BaseExpression, call: cst.Call) -> bool:
+    """``call`` is ``expression`` or the receiver of a chain of Dataset methods ending there: the
+    value ``expression`` makes is the pipeline ``call`` is part of."""
+    while isinstance(expression, cst.Call):
+        if expression is call:
+            return True
+        func = expression.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS):
+            return False
+        expression = func.value
+    return False
 
 
 def _ends_with_one_batch(state: State, known: Callable[[cst.BaseExpression], Optional[int]]) -> bool:

@@ -43,6 +43,8 @@ _IMAGE_LAYOUT_OPS = frozenset(
 _TF1_DIVISIONS = frozenset({"tf.div", "tf.realdiv", "tf.compat.v1.div"})
 CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | _IMAGE_LAYOUT_OPS | _TF1_DIVISIONS
 _ONE_HOT = "tf.one_hot"
+# Keras layers whose call is element-wise arithmetic on its input (`Rescaling`: `x * scale + offset`).
+_ELEMENTWISE_LAYERS = frozenset({"Rescaling"})
 _SMALL_DEPTH = 1000
 # Methods that read or set a tensor's static shape, and ops that check a scalar or order the checks.
 # Ops that change only a tensor's shape metadata: no value is copied.
@@ -412,6 +414,8 @@ moving values too: what a map run once per batch may do for microseconds."""
             continue
         if arithmetic and name == _ONE_HOT and _small_depth(model, current):
             continue
+        if arithmetic and _elementwise_layer(model, current):
+            continue  # `normalization_layer(x)` with `normalization_layer = Rescaling(1./255)`: `x / 255.`
         if isinstance(func, cst.Attribute) and func.attr.value in _SHAPE_METHODS:
             continue  # `x.set_shape(...)`, `x.shape[:1].is_fully_defined()`: shapes, not values
         if name in _CHECKS:
@@ -423,6 +427,26 @@ moving values too: what a map run once per batch may do for microseconds."""
             continue
         return False
     return True
+
+
+def _elementwise_layer(model: ModuleModel, call: cst.Call) -> bool:
+    """``call`` applies a Keras layer that only does element-wise arithmetic (``_ELEMENTWISE_LAYERS``):
+    ``Rescaling(1./255)(x)``, or a name every binding of which reaching the call builds one."""
+    func = call.func
+    if isinstance(func, cst.Call):
+        return _builds_elementwise_layer(model, func)
+    site = model.site_of(call)
+    if not isinstance(func, cst.Name) or site is None:
+        return False
+    bindings = model.reaching(func.value, site.function, site.place, site.lambdas)
+    return bool(bindings) and all(
+        binding.kind == "assign" and isinstance(binding.value, cst.Call) and _builds_elementwise_layer(model, binding.value)
+        for binding in bindings)
+
+
+def _builds_elementwise_layer(model: ModuleModel, call: cst.Call) -> bool:
+    name = model.call_name(call) or ""
+    return name.startswith("keras.") and name.rsplit(".", 1)[-1] in _ELEMENTWISE_LAYERS
 
 
 def _small_depth(model: ModuleModel, call: cst.Call) -> bool:

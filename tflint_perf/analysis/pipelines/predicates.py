@@ -63,11 +63,15 @@ class StatePredicates:
     consumptions: List[Consumption]  # ConsumptionQueries'
 
     def ends_prefetched(self, state: State) -> bool:
-        """The state's last real transformation is a prefetch (or it never left a prefetched source)."""
+        """The state's last real transformation is a prefetch (or it never left a prefetched source). An
+        in-memory `cache()` after the prefetch keeps it in effect: the first pass reads through the
+        prefetch buffer, every later one copies the cached elements from memory (tensorflow-without-a-phd's
+        TPU tutorial: `prefetch(AUTOTUNE).cache().repeat(n)`); a cache to a file reads the disk again."""
         for op in reversed(state.ops):
             if op.name == "prefetch" or (op.name == "apply" and self._is_device_prefetch(op.call)):
                 return True
-            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state):
+            if op.name not in PREFETCH_TRANSPARENT and not self._picks(op) and not self._reshapes_batch(op, state) \
+                    and not _in_memory_cache(op):
                 return False
         return state.source.prefetched
 
@@ -114,8 +118,8 @@ class StatePredicates:
             if not parts or depth >= _ZIP_DEPTH or any(self.does_work(part, depth + 1) for part in parts):
                 return True
             return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call) for op in state.ops)
-        if name not in IN_MEMORY_SOURCES:
-            return True
+        if name not in IN_MEMORY_SOURCES and not DataSizes(self.model).is_named_toy_source(source.node):
+            return True  # `tfds.load('iris')`, 150 rows, is read into memory in microseconds too
         if self.draws_noise(state):
             return False  # `from_tensors(0).repeat().map(lambda _: tf.random.normal([bs, nd]))`
         return any(not self._regroups(op) and not self.cheap_per_batch(state, op.call)
@@ -138,8 +142,11 @@ class StatePredicates:
 
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
-        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`."""
+        at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`,
+        or loads a catalogue set its name shows to be one (`tfds.load('iris')`)."""
         source = state.source.node
+        if isinstance(source, cst.Call) and DataSizes(self.model).is_named_toy_source(source):
+            return True  # `tfds.load('iris', split='train')`
         # Not `from_tensors(x).repeat()`: one element replayed for ever, whatever its size.
         slices = isinstance(source, cst.Call) and self.model.call_name(source) == "tf.data.Dataset.from_tensor_slices"
         data = argument(source, "tensors", 0) if slices else None
@@ -384,6 +391,14 @@ class StatePredicates:
     def _is_device_prefetch(self, call: cst.Call) -> bool:
         transformation = call.args[0].value if call.args else None
         return isinstance(transformation, cst.Call) and self.model.call_name(transformation) in DEVICE_PREFETCH
+
+
+def _in_memory_cache(op: Op) -> bool:
+    """``cache()`` or ``cache("")``: the elements kept in memory, not in a file."""
+    if op.name != "cache":
+        return False
+    filename = argument(op.call, "filename", 0)
+    return filename is None or (isinstance(filename.value, cst.SimpleString) and filename.value.evaluated_value == "")
 
 
 def _selects(node: cst.BaseExpression) -> bool:
