@@ -16,7 +16,8 @@ regressions). Whether data is that small is read from how it is made, never from
 - ``np.repeat(10., 100)``: the repeated data times the count;
 - what keeps or combines such data: a slice or an item of it, ``x.T``, ``x.reshape(...)``,
   ``np.transpose([x])``, ``np.concatenate((a, b))``, ``[row[3] for row in iris.data]``,
-  ``x * 2``, one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``), the tensor
+  ``x * 2``, NumPy's and scipy.stats' element-wise functions of it (``norm.ppf(np.linspace(0.05, 0.95, 7))``),
+  one element of a loop over it (``for (x, y) in zip(train_X, train_Y)``), the tensor
   TensorFlow makes of it (``tf.expand_dims(x, axis=-1)``, ``tf.cast(x, tf.float32)``, ``tf.constant(x)``).
 
 A ``tf.data`` pipeline that slices a dataset this small (``is_toy_dataset``: at most ``TOY_DATASET``
@@ -61,6 +62,8 @@ _ELEMENTWISE = frozenset(f"numpy.{name}" for name in (
     "sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "square", "abs", "absolute", "power", "maximum", "minimum",
     "clip", "sign", "floor", "ceil", "round", "add", "subtract", "multiply", "divide", "where",
 ))
+# scipy.stats distributions' element-wise functions (`norm.ppf(np.linspace(0.05, 0.95, n))`: a latent grid).
+_DISTRIBUTION_FUNCTIONS = frozenset({"pdf", "logpdf", "cdf", "logcdf", "ppf", "sf", "logsf", "isf"})
 _KEEPS_DATA_METHODS = frozenset({"reshape", "astype", "flatten", "ravel", "tolist", "copy", "squeeze", "transpose"})
 # TensorFlow functions whose result holds the numbers of their first argument, rearranged or cast
 # (`tf.expand_dims(X_train, axis=-1)`, `tf.cast(x, tf.float32)`); their other arguments are options.
@@ -159,6 +162,11 @@ class DataSizes:
         name = argument(call, "name", 0)
         text = name.value.evaluated_value if name is not None and isinstance(name.value, cst.SimpleString) else None
         return isinstance(text, str) and text.split(":")[0].split("/")[0] in _TFDS_TOYS
+
+    def numbers(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place) -> Optional[int]:
+        """How many numbers ``expr`` is drawn from in all, as its source shows; None when unknown. A loop
+        over it yields at most that many elements (``analysis/lengths.py``)."""
+        return self._numbers(expr, scope, place, (), 0, frozenset())
 
     def feeds_little(self, entries) -> bool:
         """Every fed ``(key, value, scope, place)`` is drawn from a toy dataset or its step's share is
@@ -320,7 +328,7 @@ class DataSizes:
     def _call(self, call: cst.Call, again, depth: int) -> Optional[int]:
         name = self.model.call_name(call) or (call.func.value if isinstance(call.func, cst.Name) else "")
         positional = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        if name in _KEEPS_DATA or name in _ELEMENTWISE:
+        if name in _KEEPS_DATA or name in _ELEMENTWISE or _distribution_function(name):
             return _total(again(a.value) for a in call.args if a.keyword is None) if positional else None
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _KEEPS_DATA_METHODS and not name:
             return again(call.func.value)
@@ -408,6 +416,10 @@ def _arange_length(bounds) -> Optional[int]:
     if step <= 0 or stop < start:
         return None
     return -(-(stop - start) // step)
+
+
+def _distribution_function(name: str) -> bool:
+    return name.startswith("scipy.stats.") and name.rsplit(".", 1)[-1] in _DISTRIBUTION_FUNCTIONS
 
 
 def _total(parts) -> Optional[int]:

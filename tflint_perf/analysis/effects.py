@@ -104,6 +104,7 @@ class EffectAnalysis:
         self._in_progress: Set[object] = set()
         self._attributes_following: Set[tuple] = set()  # (class, attribute) pairs being followed
         self._unpacking: Set[int] = set()  # unpacking bindings being followed
+        self._parameters_following: Set[tuple] = set()  # (function, parameter) pairs being followed
 
     # -- which function does an expression denote ------------------------------------------
     def resolve_callable(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
@@ -182,10 +183,11 @@ class EffectAnalysis:
 
     def _classes_of_object(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo],
                            place: Optional[Place] = None) -> Optional[List[ClassInfo]]:
-        """The known classes a name's object may have been built from (each binding ``Cls(...)``), or
-        ``self.attr``'s one class; None when any binding is something else. Where some binding of the name
-        is something else, the bindings reaching ``place`` (if given) decide: a loop variable reused
-        (``for m in range(2)``, then ``for m in models``)."""
+        """The known classes a name's object may have been built from (each binding ``Cls(...)``, or a
+        parameter every same-file caller passes such an object for: ``play_one_episode(agent, env)`` with
+        ``agent = DQNAgent(...)``), or ``self.attr``'s one class; None when any binding is something else.
+        Where some binding of the name is something else, the bindings reaching ``place`` (if given)
+        decide: a loop variable reused (``for m in range(2)``, then ``for m in models``)."""
         found = self._classes_bound(expr, scope, None)
         if found is None and place is not None and isinstance(expr, cst.Name):
             found = self._classes_bound(expr, scope, place)
@@ -222,6 +224,12 @@ class EffectAnalysis:
             if binding.kind == "unpack":
                 # `agent, train = setup_agent(env, args)`, whose `return agent, train` says which object
                 more = self._classes_unpacked(binding)
+                if more is None:
+                    return None
+                found += [cls for cls in more if not any(known is cls for known in found)]
+                continue
+            if binding.kind == "param":
+                more = self._classes_passed(binding)
                 if more is None:
                     return None
                 found += [cls for cls in more if not any(known is cls for known in found)]
@@ -269,6 +277,33 @@ class EffectAnalysis:
             if not any(known is cls for known in found):
                 found.append(cls)
         return found or None
+
+    def _classes_passed(self, binding: Binding) -> Optional[List[ClassInfo]]:
+        """The classes of the objects that every call of a plain function by its name in this module passes
+        for one of its parameters (the call graph is built with this answer, so its callers are found
+        here); None without such a call, or when a call passes anything else."""
+        function = binding.scope
+        key = (id(function), binding.name)
+        if function is None or function.owner is not None or key in self._parameters_following:
+            return None
+        positional = function.positional_parameters
+        index = positional.index(binding.name) if binding.name in positional else None
+        self._parameters_following.add(key)
+        try:
+            found: List[ClassInfo] = []
+            for site in self.model.calls:
+                func = site.node.func
+                if not isinstance(func, cst.Name) or func.value != function.name \
+                        or self.model.lookup_function(func.value, site.function, site.place) is not function:
+                    continue
+                passed = None if has_star_args(site.node) else argument(site.node, binding.name, index)
+                more = self._classes_of_object(passed.value, site.function) if passed is not None else None
+                if more is None:
+                    return None
+                found += [cls for cls in more if not any(known is cls for known in found)]
+            return found or None
+        finally:
+            self._parameters_following.discard(key)
 
     def _classes_unpacked(self, binding: Binding) -> Optional[List[ClassInfo]]:
         key = id(binding)

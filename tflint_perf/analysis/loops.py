@@ -14,13 +14,16 @@ few samples. ``StepLoops`` answers, from the collector's records:
   loop's target, or a name assigned in its body);
 - ``runs_briefly(loops)``: whether nested loops run a training step at most ``FEW_STEPS`` times in all;
 - ``every_nth(loop, node, function)``: how seldom a statement in a loop's body runs when an ``if``
-  on the loop's counter picks every Nth iteration (``if (epoch + 1) % print_freq == 0:``).
+  on the loop's counter picks every Nth iteration (``if (epoch + 1) % print_freq == 0:``);
+- ``runs_in_all(site)``: at most how many times a call runs in one run of the program, when the bound
+  of every loop around it and every call of the functions it is in show it (``HANDFUL``: a demo's few
+  calls after training, five image files or a 7 x 7 latent grid, not a step repeated over data).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -30,7 +33,8 @@ from tflint_perf.analysis.debugging import is_training_call
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.uploads import iterates_uploads
+from tflint_perf.analysis.lengths import MUTATORS, Lengths
+from tflint_perf.analysis.uploads import iterates_uploads, waits_for_input
 
 _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
 _PER_EPOCH = re.compile(r"per_?epoch", re.IGNORECASE)
@@ -52,6 +56,10 @@ FEW_CALLS = 10  # a loop of a known count this small runs a step too few times f
 # dominated by its kernels, which compiling does not shorten. A demonstration, not a training run.
 FEW_STEPS = 500
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
+# Runs in all of a call that a program makes once (a demo after training: one call per image of five, per
+# point of a 7 x 7 grid, per step of a 16-step forecast): its overhead adds up to a second or two, once.
+HANDFUL = 64
+_CALLERS_DEPTH = 4  # callers followed to count a function's runs
 
 
 def counts_epochs(loop: LoopNode) -> bool:
@@ -121,11 +129,6 @@ def _literal_range(loop: LoopNode, limit: int) -> bool:
     )
 
 
-# Methods that change a list, set or dict's length.
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "setdefault",
-                       "discard", "popitem"})
-
-
 def _literal_length(literal: cst.BaseExpression) -> Optional[int]:
     """The number of elements of a literal list, tuple, set or dict; None with `*xs` / `**d` inside."""
     elements = literal.elements if isinstance(literal, (cst.List, cst.Tuple, cst.Set, cst.Dict)) else ()
@@ -164,6 +167,8 @@ class StepLoops:
             return False
         if self._over_uploads(loop):
             return False  # one run per file a person uploads by hand
+        if waits_for_input(self.model, self._calls_in_loop.get(loop, [])):
+            return False  # one run per request a person types
         count = self.count(loop)
         return count is None or count > _SHORT
 
@@ -228,7 +233,7 @@ class StepLoops:
         for site in self.model.calls:
             func = site.node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
-                    and func.attr.value in _MUTATORS:
+                    and func.attr.value in MUTATORS:
                 return None  # `configs.append(...)`: grown at run time
         return value
 
@@ -239,6 +244,49 @@ class StepLoops:
         loops = tuple(loops)
         total = self.nest_iterations(loops) if loops else None
         return total is not None and total <= FEW_STEPS
+
+    def at_most(self, loop: LoopNode) -> Optional[int]:
+        """At most how many times a loop runs, as its source shows: ``iterations``, else the bound of what
+        it iterates (``analysis/lengths.py``: five file names, ``random.sample(tweets, 10)``); None otherwise."""
+        known = self.iterations(loop)
+        if known is not None or not isinstance(loop, cst.For):
+            return known
+        sites = self._calls_in_loop.get(loop, [])
+        if not sites:
+            return None
+        lengths = Lengths(self.model, lambda expr: self.fixed_integer_at(expr, sites[0]))
+        return lengths.at_most(loop.iter, sites[0].function, sites[0].place)
+
+    def runs_in_all(self, site: CallSite) -> Optional[int]:
+        """At most how many times ``site`` runs in one run of the program: the product of the bounds of
+        the loops around it, times the runs of every call of the function it is in (summed over them, a
+        few callers deep). None when a bound is unknown, when a function has no caller in this module (it
+        may be called from anywhere) or is called from another one, or when a loop on the way trains
+        (``fit``, an optimizer step: the call is part of training, however few its runs)."""
+        return self._runs(site, 0, frozenset())
+
+    def _runs(self, site: CallSite, depth: int, seen: FrozenSet[FunctionInfo]) -> Optional[int]:
+        total = 1
+        for loop in site.loops:
+            bound = self.at_most(loop)
+            if bound is None or self.trains(loop):
+                return None
+            total *= bound
+        function = site.function
+        if function is None or total == 0:
+            return total
+        graph = self.model.call_graph
+        callers = graph.callers(function)
+        if depth >= _CALLERS_DEPTH or function in seen or not callers \
+                or graph.callers_elsewhere(function) or graph.base_callers_elsewhere(function):
+            return None
+        calls = 0
+        for caller in callers:
+            runs = self._runs(caller, depth + 1, seen | {function})
+            if runs is None:
+                return None
+            calls += runs
+        return total * calls
 
     def runs_few(self, loop: LoopNode) -> bool:
         """A loop of a known count of at most ``FEW_CALLS`` iterations."""
@@ -307,6 +355,17 @@ class StepLoops:
         if value is not None and (not value.origin or value.origin.startswith("constant")):
             return value.value
         return self._module_constant(expr)
+
+    def fixed_integer_at(self, expr: cst.BaseExpression, site: CallSite) -> Optional[int]:
+        """``fixed_integer``, or read where ``site`` is: a parameter every caller in the file passes the same
+        literal or module constant for (``make_future_forecast(..., into_future=INTO_FUTURE)``)."""
+        fixed = self.fixed_integer(expr)
+        if fixed is not None:
+            return fixed
+        value = self.model.integer_values.integer(expr, site)
+        origin = value.origin if value is not None else ""
+        passed = origin.startswith("passed for parameter") and (origin.endswith(": a literal") or ": constant" in origin)
+        return value.value if value is not None and passed else None
 
     def plots(self, site: CallSite) -> bool:
         """``plt.imshow(...)``, ``ax.set_title(...)``: a call that draws what the code computed."""

@@ -18,13 +18,17 @@ and where the names it reads are bound, never from how they are spelled:
 - ``MANY``: evidently large: a slice of more rows than that (``x[i * 200000:(i + 1) * 200000]``),
   a shard (``np.array_split(x, n)[k]``, ``ds.shard(n, k)``), a fold of a cross-validation split (``x[test]``
   in ``for train, test in kf.split(x)``: a fraction of x's rows, ``analysis/cross_validation.py``), a tf.data
-  pipeline.
+  pipeline, one batch of at least ``FILE_BATCH`` images a Keras directory iterator reads from disk (``for x, y
+  in gen.flow_from_directory(path, batch_size=64)``: the reads, the decoding and the forward pass of so many
+  images dwarf predict's per-call setup).
 - ``UNKNOWN``: anything else (a parameter, a whole array read from elsewhere, a function's result).
 
 A name is followed to the bindings that reach the use (and, in a loop around the call, those later
 in its body, which reach the next iteration); all of them must agree, except that ``x[k] = v``, ``x += v`` and a
 rebinding from the name itself along a non-batch axis (``x = tf.concat([x, token], axis=1)``)
-keep its rows.
+keep its rows, as does a rebinding through a call that keeps rows (``x = preprocess_input(x)``, an
+autoregressive ``y = model.predict(y)``); several inputs joined into one list (``[target_seq] + states``)
+share their batch dimension.
 """
 
 from __future__ import annotations
@@ -47,6 +51,13 @@ UNKNOWN = "unknown"
 _SAME = "same"  # a rebinding that keeps the rows the name already has
 
 SMALL_BATCH = 1024  # rows: beyond this, predict's per-call setup is a small share of the call
+# Images per batch of a Keras directory iterator from which a batch is evidently large: each call reads,
+# decodes and resizes this many files and runs the model on them (a confusion matrix over
+# `flow_from_directory(..., batch_size=64)` through ResNet50); 20-image batches stay a small batch.
+FILE_BATCH = 64
+# Keras' iterators that read a batch of image files from disk per step, and the position of `batch_size`.
+_FILE_ITERATORS = {"flow_from_directory": 5, "flow_from_dataframe": None}
+_ITERATOR_DEFAULT_BATCH = 32
 _EXPAND = frozenset({"numpy.expand_dims", "tf.expand_dims", "keras.ops.expand_dims"})
 _RESHAPE = frozenset({"tf.reshape", "numpy.reshape", "keras.ops.reshape"})
 _CONCAT = frozenset({"tf.concat", "numpy.concatenate", "keras.ops.concatenate"})
@@ -122,6 +133,9 @@ class Rows:
             return self._returned(expr, depth) if found == UNKNOWN else found
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.right, (cst.Integer, cst.Float)):
             return again(expr.left)  # `x / 255`: scaled, the same rows
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) \
+                and isinstance(expr.left, (cst.List, cst.Tuple)):
+            return again(expr.left)  # `[target_seq] + states_value`: inputs of one model joined in one list
         if isinstance(expr, (cst.Tuple, cst.List)) and expr.elements and not isinstance(expr.elements[0], cst.StarredElement):
             return again(expr.elements[0].value)  # several inputs of one model: they share the batch dimension
         if isinstance(expr, cst.Dict):
@@ -170,6 +184,11 @@ class Rows:
         value = int_literal(expr)
         if value is not None:
             return value
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Add)):
+            left, right = self._integer(expr.left, scope, depth + 1), self._integer(expr.right, scope, depth + 1)
+            if left is None or right is None:
+                return None
+            return left * right if isinstance(expr.operator, cst.Multiply) else left + right  # `batch_size * 2`
         if isinstance(expr, cst.Name) and self.model.scope_bindings(expr.value, scope)[0] is None:
             known = self.model.integer_values.integer(expr, None)  # type: ignore[attr-defined]
             return known.value if known is not None else None  # a module constant (`SHARD = 200_000`)
@@ -270,10 +289,10 @@ class Rows:
         predicted = self._prediction_input(call, scope, place)
         if predicted is not None:
             rows = again(predicted)  # `model.predict(x)`: one output row per input row
-            return rows if rows in (ONE, FEW) else UNKNOWN
+            return rows if rows in (ONE, FEW, _SAME) else UNKNOWN
         if positional and self._keeps_rows(call, name, scope, place):
-            rows = again(positional[0])
-            return rows if rows in (ONE, FEW) else UNKNOWN
+            rows = again(positional[0])  # `x = preprocess_input(x)`: the rows x had (_SAME)
+            return rows if rows in (ONE, FEW, _SAME) else UNKNOWN
         return UNKNOWN
 
     def _returned(self, call: cst.Call, depth: int) -> str:
@@ -422,4 +441,21 @@ class Rows:
                 return UNKNOWN
             if iterated.func.value == "enumerate":
                 return FEW if binding.path[:1] == (1,) else UNKNOWN
+        images = self._file_batch(iterated, binding.scope)
+        if images is not None and images >= FILE_BATCH:
+            return MANY  # a batch of many image files read from disk: predict's setup is a small share
         return FEW
+
+    def _file_batch(self, iterated: Optional[cst.BaseExpression], scope: Optional[FunctionInfo]) -> Optional[int]:
+        """The images per batch of a Keras iterator that reads image files from disk (``gen.flow_from_directory(
+        path, batch_size=batch_size * 2)``, or a name bound once to one): its ``batch_size``, 32 if not given."""
+        if isinstance(iterated, cst.Name):
+            bindings = self.model.scope_bindings(iterated.value, scope)[1]
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            iterated, scope = bindings[0].value, bindings[0].scope
+        if not isinstance(iterated, cst.Call) or not isinstance(iterated.func, cst.Attribute) \
+                or iterated.func.attr.value not in _FILE_ITERATORS or has_star_args(iterated):
+            return None
+        size = argument(iterated, "batch_size", _FILE_ITERATORS[iterated.func.attr.value])
+        return _ITERATOR_DEFAULT_BATCH if size is None else self._integer(size.value, scope)

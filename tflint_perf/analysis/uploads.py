@@ -1,4 +1,4 @@
-"""Loops over the files a user uploads by hand in a notebook: a handful of interactive runs.
+"""Loops a person paces by hand: over the files uploaded in a notebook, or waiting for typed input.
 
 ``for fn in uploaded.keys()`` with ``uploaded = files.upload()`` (``google.colab.files``), or, in an
 ``ipywidgets.FileUpload`` observer registered with ``uploader.observe(on_upload_change, ...)``,
@@ -7,15 +7,18 @@ picked in a dialog. However the body is written, such a loop does not repeat a s
 performance finding about "X in a loop" there would send the user after a handful of calls.
 Recognised from the API that makes the iterated value (resolved through the imports), never from
 how names are spelled.
+
+A loop whose body calls the builtin ``input()`` (``ans = input("Continue? [Y/n]")`` after each test
+translation) waits for a person every iteration: one run per typed request, not a step repeated over data.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
-from tflint_perf.analysis.model import FunctionInfo, LoopNode, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 
 _COLAB_UPLOAD = "google.colab.files.upload"
 _UPLOAD_WIDGETS = frozenset({"ipywidgets.FileUpload", "ipywidgets.widgets.FileUpload"})
@@ -27,6 +30,23 @@ _MAX_DEPTH = 4
 def iterates_uploads(model: ModuleModel, loop: LoopNode, scope: Optional[FunctionInfo]) -> bool:
     """``loop`` (in ``scope``; None: module level) is a ``for`` over files uploaded by hand."""
     return isinstance(loop, cst.For) and _uploaded(model, loop.iter, scope, 0)
+
+
+# Modules whose `input` is the builtin's Python 2/3 shim (`from builtins import input`).
+_BUILTIN_SHIMS = frozenset({"builtins", "future.builtins", "six.moves"})
+
+
+def waits_for_input(model: ModuleModel, sites: List[CallSite]) -> bool:
+    """Among a loop's calls (``sites``) is the builtin ``input()``: no def, assignment or import binds the
+    name but the builtin's own shims."""
+    for site in sites:
+        func = site.node.func
+        if isinstance(func, cst.Name) and func.value == "input" and model.imports.qualified_chain(func) is None \
+                and model.lookup_function("input", site.function, site.place) is None \
+                and all(b.kind == "import" and model.imports.modules & _BUILTIN_SHIMS
+                        for b in model.scope_bindings("input", site.function)[1]):
+            return True
+    return False
 
 
 def _uploaded(model: ModuleModel, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> bool:

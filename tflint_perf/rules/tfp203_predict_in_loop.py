@@ -7,12 +7,13 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.loops import StepLoops, looks_at_few, short_literal_loop
+from tflint_perf.analysis.loops import HANDFUL, StepLoops, looks_at_few, short_literal_loop
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.rows import FEW, ONE, Rows
+from tflint_perf.analysis.tf_functions import tf_function_decorator
 from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
@@ -127,8 +128,9 @@ class PredictInLoop(Rule):
     what_it_does = """
 Checks for `model.predict(x)` (or the old Sequential's `predict_classes` / `predict_proba`, which
 call it) inside a `for` or `while` loop (or inside a function that this file calls from one, a
-method a subclass inherits or overrides included, or an override that a base class of another
-module of the project calls from its loop) when `x` changes from one iteration to the next and is evidently one sample
+method a subclass inherits or overrides included, a method of an object every caller of a function
+passes in, as `agent.act(state)` in `play_one_episode(agent, env)` with `agent = DQNAgent(...)`, or an
+override that a base class of another module of the project calls from its loop) when `x` changes from one iteration to the next and is evidently one sample
 or a small batch: `x[None]`, `np.expand_dims(x, 0)`, `x.reshape(1, ...)`, `x[i:i + 1]`, a slice of at
 most 1,024 rows, `np.zeros((1, n))`, `np.random.normal(size=(20, d))`, a tokenizer called on a list
 of one sentence (or a converter given one list per input, `to_array([token_ids], [segment_ids])`),
@@ -143,7 +145,8 @@ for (`action_value(obs[None, :])`), what a same-file helper returns when every `
 (`batch_size, latent_size = params` with the caller's `params = (64, 100)`). An
 input that is evidently large (a slice of more rows, such as a shard of 200,000; `np.array_split(x,
 n)[k]`; a fold of a cross-validation split, `x[test]` in `for train, test in kf.split(x)` with `kf` a
-scikit-learn `KFold` or `ShuffleSplit`; a tf.data pipeline, which `predict` batches) or of unknown size (a helper's result, a
+scikit-learn `KFold` or `ShuffleSplit`; a tf.data pipeline, which `predict` batches; a batch of at least 64 images that a Keras
+`flow_from_directory` iterator reads from disk, whose reads and forward pass dwarf the setup) or of unknown size (a helper's result, a
 parameter no caller in the file fills) is not reported: `predict` is built for large inputs. How big an input is comes from
 `tflint_perf/analysis/rows.py`.
 
@@ -165,10 +168,16 @@ the agent does (a Keras model's `fit` / `train_on_batch`, a TensorFlow optimizer
 `apply_gradients`; a scikit-learn estimator's `fit` or scipy's `minimize` trains nothing),
 `for x in ds.take(3)`, `for img in images[:5]`, a literal tuple of inputs), a helper that plots
 what it predicts, loops of a known count of at most 10 (`for step in range(10)`, a module constant,
-the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a `predict` whose input
-does not change in the loop (once per epoch on the validation set), a loop over files a person
-uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload` observer's `change.new`), and test
-files.
+the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a handful of calls
+(at most 64) made once in all, as the bounds of every loop around the call and of every call of its
+function show (one predict per image of five literal file names, per point of a `7 x 7` latent grid of
+`norm.ppf(np.linspace(0.05, 0.95, n))`, per tweet of `random.sample(tweets, 10)`, per step of a 14-step
+forecast its one caller asks for; not in a loop that trains, and not in a function nothing in the file
+calls), a `predict` whose input does not change in the loop (once per epoch on the validation set), a
+loop over files a person uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload`
+observer's `change.new`) or that waits for typed `input()` each iteration, a `predict` inside a
+`@tf.function` (Keras refuses it there), and test files. A loop over a folder's listing, a generation
+length or an episode loop has no such bound and is reported.
 """
     why_bad = """
 `Model.predict` is built for large inputs: on every call it wraps the input in a data adapter,
@@ -551,6 +560,11 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
             return None  # a look at a few samples, inside or around
+        if site.function is not None and tf_function_decorator(loops.model, site.function) is not None:
+            return None  # Keras refuses `predict` inside a tf.function: the code fails before it is slow
+        runs = loops.runs_in_all(site)
+        if runs is not None and runs <= HANDFUL:
+            return None  # a handful of calls in all, once (a demo after training): well under seconds of setup
         lexical = tuple(loop for loop in loops.lexical(site) if not loops.runs_few(loop))
         if lexical:
             # An outer loop over a literal tuple (`for temperature in [0.2, 0.5, 1.0]`) repeats the inner one.
