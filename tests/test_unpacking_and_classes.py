@@ -165,3 +165,44 @@ def test_other_loops_are_not_uploads():
     assert not iterates_uploads(slider, *_loop_of(slider, "check(item)"))
     alone = model_of("def on_change(change):\n    for item in change.new:\n        check(item)\n")
     assert not iterates_uploads(alone, *_loop_of(alone, "check(item)"))
+
+
+ENSEMBLE = (
+    "class Model:\n    def train(self, x):\n        return x\n\nclass Other:\n    def train(self, x):\n        return x\n\n"
+)
+
+
+def _train_call(model: AnalysedModule, text: str):
+    (site,) = (site for site in model.calls if code(model, site.node) == text)
+    return model.call_graph.callee(site.node)
+
+
+def test_a_method_called_on_an_element_of_a_list_of_one_class_resolves():
+    model = model_of(
+        ENSEMBLE + "models = []\nfor m in range(2):\n    models.append(Model())\n"
+        "for x in xs:\n    for i, m in enumerate(models):\n        m.train(x)\n    models[0].train(x)\n"
+    )
+    assert _train_call(model, "m.train(x)") is function(model, "train", owner="Model")
+    assert _train_call(model, "models[0].train(x)") is function(model, "train", owner="Model")
+
+
+def test_a_list_holding_anything_else_gives_no_edge():
+    mixed = model_of(ENSEMBLE + "models = [Model()]\nmodels.append(Other())\nfor m in models:\n    m.train(1)\n")
+    assert _train_call(mixed, "m.train(1)") is None  # two different methods: not known
+    unknown = model_of(ENSEMBLE + "models = [Model()]\nmodels.extend(load())\nfor m in models:\n    m.train(1)\n")
+    assert _train_call(unknown, "m.train(1)") is None
+    handed_in = model_of(ENSEMBLE + "def run(models):\n    for m in models:\n        m.train(1)\n")
+    assert _train_call(handed_in, "m.train(1)") is None
+    zipped = model_of(ENSEMBLE + "models = [Model()]\nfor m, n in zip(models, names):\n    m.train(1)\n")
+    assert _train_call(zipped, "m.train(1)") is None
+
+
+def test_a_module_list_read_in_a_function_counts_what_the_module_appends():
+    model = model_of(
+        ENSEMBLE + "models = [Model()]\nmodels.append(Other())\n\ndef run(x):\n    for m in models:\n        m.train(x)\n"
+    )
+    assert _train_call(model, "m.train(x)") is None  # Other's train too: not known
+    filled_elsewhere = model_of(
+        ENSEMBLE + "models = [Model()]\n\ndef add():\n    models.append(Other())\n\nfor m in models:\n    m.train(1)\n"
+    )
+    assert _train_call(filled_elsewhere, "m.train(1)") is None

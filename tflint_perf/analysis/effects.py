@@ -256,7 +256,9 @@ class EffectAnalysis:
         included), filled by ``models.append(Cls(...))`` in its scope; None when anything else goes in."""
         if not isinstance(expr, cst.Name):
             return None
-        _, bindings = self.model.scope_bindings(expr.value, scope)
+        # The appends that count are those on this list wherever it is seen (a module's list may be read
+        # in one function and filled at module level or in another).
+        owner, bindings = self.model.scope_bindings(expr.value, scope)
         values: List[cst.BaseExpression] = []
         for binding in bindings:
             if binding.kind != "assign" or not isinstance(binding.value, cst.List):
@@ -265,7 +267,7 @@ class EffectAnalysis:
         for site in self.model.calls:
             func = site.node.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == expr.value \
-                    and site.function is scope:
+                    and self.model.scope_bindings(expr.value, site.function)[0] is owner:
                 if func.attr.value != "append" or len(site.node.args) != 1:
                     return None  # `models.extend(...)`, `models.insert(...)`: not followed
                 values.append(site.node.args[0].value)

@@ -55,6 +55,9 @@ FEW_CALLS = 10  # a loop of a known count this small runs a step too few times f
 # however they run: a small model's eager step costs a few milliseconds of dispatch, a large model's is
 # dominated by its kernels, which compiling does not shorten. A demonstration, not a training run.
 FEW_STEPS = 500
+# A parameter counting how many times a driver repeats the callable it is handed (not `maxiter`/`maxfun`:
+# an optimiser's limit, whose calls feed each result back).
+_REPETITIONS = re.compile(r"^(?:n_?|num_?|total_?)?(?:iterations|iters|steps|frames|repeats?|times|number)$")
 _FEW = 16  # `range(n)` / `x[:n]` / `take(n)` with a literal n at most this: a few samples looked at
 # Runs in all of a call that a program makes once (a demo after training: one call per image of five, per
 # point of a 7 x 7 grid, per step of a 16-step forecast): its overhead adds up to a second or two, once.
@@ -316,10 +319,14 @@ class StepLoops:
         return max(0, bounds[-1] - (bounds[0] if len(bounds) == 2 else 0))
 
     def driven(self, function: Optional[FunctionInfo]) -> bool:
-        """``function`` is handed by name to a call that is also given a count of many (an integer the
-        source fixes above ``FEW_CALLS``): ``datavis.animate(training_step, iterations=2000 + 1)``,
+        """``function`` is handed by name to a call that is also told how many times to repeat: an
+        integer the source fixes above ``FEW_CALLS`` passed as a count of repetitions (``iterations``,
+        ``frames``, ``steps``, ``number``), by keyword or by position into a parameter of that name of
+        a function the analysis resolves: ``datavis.animate(training_step, iterations=2000 + 1)``,
         ``FuncAnimation(fig, step, frames=500)``. A driver told how many times is what repeats it, as a
-        loop would; a callable handed over with no count (``tf.app.run(main)``, ``Thread(target=f)``) is not."""
+        loop would. A callable handed over with no count (``tf.app.run(main)``, ``Thread(target=f)``),
+        or with some other integer (``threading.Timer(60, f)``, ``root.after(1000, f)``, ``run(f, 128)``,
+        ``fmin_l_bfgs_b(f, x0, maxfun=20)``), is not: a delay, a size or an optimiser's limit."""
         if function is None:
             return False
         resolve = self.model.effects.resolve_callable
@@ -328,9 +335,18 @@ class StepLoops:
             passed = any(isinstance(value, cst.Name) and value.value == function.name
                          and resolve(value, site.function, local_only=True, place=site.place) is function
                          for value in values)
-            if passed and any((self._fixed_sum(value) or 0) > FEW_CALLS for value in values):
+            if passed and any((self._fixed_sum(value) or 0) > FEW_CALLS for value in self._repetition_counts(site)):
                 return True
         return False
+
+    def _repetition_counts(self, site: CallSite) -> List[cst.BaseExpression]:
+        """The arguments of ``site`` bound to a parameter named as a count of repetitions."""
+        callee = self.model.effects.resolve_callable(site.node.func, site.function, place=site.place)
+        parameters = callee.positional_parameters if isinstance(callee, FunctionInfo) else []
+        positional = [arg for arg in site.node.args if arg.keyword is None and not arg.star]
+        named = [(arg.keyword.value, arg.value) for arg in site.node.args if arg.keyword is not None]
+        named += [(name, arg.value) for name, arg in zip(parameters, positional)]
+        return [value for name, value in named if _REPETITIONS.match(name)]
 
     def _fixed_sum(self, expr: cst.BaseExpression) -> Optional[int]:
         """``fixed_integer``, through sums and products of such integers (``10000 + 1``)."""

@@ -11,7 +11,7 @@ else (``onnxruntime.InferenceSession(...)``) means it is not one.
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
@@ -185,7 +185,8 @@ class RunPurposes:
     def _descends(self, call: cst.Call) -> bool:
         """A gradient-descent step written out: ``tf.assign(w, w - learning_rate * d_w)`` (or
         ``w.assign(w - lr * grad)``), the variable set to itself less a scaled quantity. A copy
-        (``tf.assign(target, source)``) or a moving average (``tf.assign(m, m * decay + ...)``) is not."""
+        (``tf.assign(target, source)``) or a moving average (``tf.assign(m, m * decay + ...)``,
+        ``tf.assign(m, m - (1 - decay) * (m - x))``) is not."""
         func = call.func
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if self.model.call_name(call) in _ASSIGN_CALLS and len(positional) == 2:
@@ -196,9 +197,21 @@ class RunPurposes:
         else:
             return False
         code = self.model.module.code_for_node
-        return (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract)
+        if not (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Subtract)
                 and isinstance(value.right, cst.BinaryOperation) and isinstance(value.right.operator, cst.Multiply)
-                and code(value.left) == code(target))
+                and code(value.left) == code(target)):
+            return False
+        # `m - (1 - decay) * (m - x)`, `t - tau * (t - e)`: a moving average or a soft target update,
+        # the variable moved towards a value by a share of the gap, not down a gradient.
+        stack: List[cst.CSTNode] = [value.right]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                continue  # `w - lr * tf.gradients(loss, w)[0]`: the variable as what is differentiated
+            if not isinstance(node, cst.BinaryOperation) and code(node) == code(target):
+                return False
+            stack.extend(node.children)
+        return True
 
     def feeds_back(self, feed: cst.BaseExpression, site: CallSite, entries=()) -> bool:
         """A fed value comes from what an earlier run returned: sampling, generation, an on-policy

@@ -52,9 +52,11 @@ class FeedDictInLoop(Rule):
 Checks for TF1-style `Session.run(fetches, feed_dict=...)` (also `sess.run(fetches, feed)`,
 `Tensor.eval(feed_dict=...)` and `Operation.run(feed_dict=...)`) inside a `for` or `while` loop,
 or inside a function that this file calls from a loop, when the feed carries per-step data:
-arrays, slices, batches, a dict built a few lines earlier (`feed = {...}`, `feed[x] = batch`). A function handed by name to a call that is also given a count of
-many (`datavis.animate(training_step, iterations=2000 + 1)`) counts as called from a loop: the driver
-repeats it. A loop named for epochs whose own body draws one batch an iteration (`for epoch in
+arrays, slices, batches, a dict built a few lines earlier (`feed = {...}`, `feed[x] = batch`). A function handed by name to a call that is also told how many times
+to repeat it (an integer above 10 passed as `iterations`, `frames`, `steps` or `number`, by keyword or
+by position into a parameter of that name: `datavis.animate(training_step, iterations=2000 + 1)`)
+counts as called from a loop: the driver repeats it. Another integer beside it (a delay,
+`threading.Timer(60, step)`; a size; an optimiser's `maxfun=20`) says nothing of repetition. A loop named for epochs whose own body draws one batch an iteration (`for epoch in
 range(1000): xb, yb = mnist.train.next_batch(100)`) is a loop of steps.
 
 The file must import TensorFlow (or Keras), and the receiver must be a session: bound to `tf.Session()` / `tf.compat.v1.Session()` /
@@ -242,6 +244,29 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "        feed_dict = {self.states: np.array(states), self.actions: actions}\n"
             "        sess.run([self.loss, self.train_op], feed_dict)\n"
         ),
+        # A training step handed to a timer with a delay, not a count: it runs once, a minute later.
+        Valid(
+            _TF1 + "import threading\nsess = tf.Session()\n\ndef training_step():\n"
+            "    batch_X, batch_Y = mnist.train.next_batch(100)\n"
+            "    sess.run(train_step, feed_dict={X: batch_X, Y_: batch_Y})\n\n"
+            "threading.Timer(60, training_step).start()\n"
+        ),
+        # An optimiser's limit on evaluations: each call feeds back the point the last one's gradients chose.
+        Valid(
+            _TF1 + "import numpy as np\nfrom scipy.optimize import fmin_l_bfgs_b\nsess = tf.Session()\n\n"
+            "def optimize(x):\n"
+            "    loss, grads = sess.run([loss_op, grad_op], feed_dict={image: x.reshape((1, 224, 224, 3))})\n"
+            "    return loss, grads.flatten().astype('float64')\n\n"
+            "x0 = np.random.uniform(0, 255, (1, 224, 224, 3))\n"
+            "x, min_val, info = fmin_l_bfgs_b(optimize, x0.flatten(), maxfun=20)\n"
+        ),
+        # Moving averages written out (`m - (1 - decay) * (m - x)`) move towards a value; they are no
+        # gradient-descent step, so the run is not the training step.
+        Valid(
+            _TF1 + "update_mean = tf.assign(pop_mean, pop_mean - (1 - decay) * (pop_mean - batch_mean))\n"
+            "sess = tf.Session()\nfor i in range(1000):\n    xb, yb = mnist.train.next_batch(100)\n"
+            "    sess.run(update_mean, feed_dict={X: xb})\n"
+        ),
         # A training step handed to a driver with no count (a thread): nothing says it repeats.
         Valid(
             _TF1 + "import threading\nsess = tf.Session()\n\ndef training_step():\n"
@@ -426,6 +451,14 @@ is not reported: the values are bound before the loop, like a periodic validatio
             "    batch_X, batch_Y = mnist.train.next_batch(100)\n"
             "    sess.run(train_step, feed_dict={X: batch_X, Y_: batch_Y})\n\n"
             "datavis.animate(training_step, iterations=2000 + 1, train_data_update_freq=10)\n"
+        ),
+        # The count by position, into the driver's `iterations` parameter (the driver defined in this file).
+        Invalid(
+            _TF1 + "sess = tf.Session()\n\ndef animate(compute_step, iterations, update_freq=20):\n"
+            "    for i in range(iterations):\n        compute_step(i, i % update_freq == 0)\n\n"
+            "def training_step(i, update_train_data):\n    batch_X, batch_Y = mnist.train.next_batch(100)\n"
+            "    sess.run(train_step, feed_dict={X: batch_X, Y_: batch_Y})\n\n"
+            "animate(training_step, 10001, update_freq=20)\n"
         ),
         # A loop named for epochs that draws one batch an iteration: 1,000 steps.
         Invalid(
