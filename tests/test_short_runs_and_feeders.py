@@ -75,6 +75,9 @@ def test_fed_by_python(source, fed):
         ("from sklearn.datasets import make_circles\nn = 1000\ndata, labels = make_circles(n, noise=0.03)\n", True),
         ("import numpy as np\ndata = np.arange(0, 10_000_000, 2)\n", False),  # 5 million numbers
         ("import tensorflow as tf\ndata = tf.cast(images, tf.float32)\n", False),  # of unknown size
+        # `tf.constant` fills its `shape`: a scalar broadcast to 200,000 rows is not one number.
+        ("import tensorflow as tf\ndata = tf.constant(0., shape=(200000, 20))\n", False),
+        ("import tensorflow as tf\ndata = tf.constant(1., tf.float32, (50, 2))\n", True),
     ],
 )
 def test_toy_sets_made_by_numpy_and_tensorflow_calls(source, toy):

@@ -333,6 +333,9 @@ class DataSizes:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _KEEPS_DATA_METHODS and not name:
             return again(call.func.value)
         if name in _KEEPS_FIRST:
+            shape = argument(call, "shape", 2) if name == "tf.constant" else None
+            if shape is not None:  # `tf.constant(0., shape=(200000, 20))` fills the shape: 4 million numbers
+                return self._product(shape.value)
             return again(positional[0]) if positional else None
         shape = constructor_shape(call, name)
         if isinstance(shape, cst.Attribute) and shape.attr.value == "shape":

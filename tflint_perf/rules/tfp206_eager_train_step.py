@@ -215,6 +215,11 @@ call), declares `global`, or when the function already has decorators or sits in
             "        d_optimizer.apply_gradients(zip(tape.gradient(d_loss, discriminator.trainable_variables), "
             "discriminator.trainable_variables))\n"
         ),
+        # 400 steps for each of three learning rates: 1,200 in all, though the short sweep loop alone repeats little.
+        Invalid(
+            _TF + _STEP + "for lr in [0.1, 0.01, 0.001]:\n    optimizer.learning_rate = lr\n"
+            "    for i in range(400):\n        train_step(*next(batches))\n",
+        ),
         # dragen1860's lesson 6: the batch loop over a pipeline inside `train_epoch`, called from 30 epochs.
         Invalid(
             _TF + "def train_epoch(epoch):\n    for step, (x, y) in enumerate(train_dataset):\n        with tf.GradientTape() as tape:\n"
@@ -284,9 +289,12 @@ call), declares `global`, or when the function already has decorators or sits in
             reaching = loops.reaching(function, trains=True)
             if not reaching or all(loops.runs_few(loop) for loop in reaching):
                 continue
-            # The function's own loops around its updates count too (`train_epoch` holds the batch loop).
+            # Every loop on the way counts, those `reaching` leaves out too (`for lr in [0.1, 0.01, 0.001]`
+            # around 400 steps runs 1,200), and the function's own loops around its updates (`train_epoch`
+            # holds the batch loop).
+            around = tuple(model.call_graph.loops_reaching(function))
             inner = tuple(dict.fromkeys(loop for s in model.calls_in(function) if _updates(model, s) for loop in s.loops))
-            if loops.runs_briefly(tuple(reaching) + inner):
+            if loops.runs_briefly(around + inner):
                 continue  # at most a few hundred steps in all: seconds, eager or compiled
             if _steps_environment(model, reaching):
                 continue
