@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from tests.conftest import fix, lint
-from tflint_perf.analysis.purpose import Purpose, purpose_of_names
+from tflint_perf.analysis.purpose import Purpose, purpose_of_builder, purpose_of_names
 
 
 def codes(source, select, filename="train.py"):
@@ -245,3 +245,29 @@ def test_a_module_that_fits_is_training_whatever_its_path_says():
     )
     assert codes(evaluating, ["TFP208"], filename="train.py") == [(3, "TFP208")]
     assert codes(evaluating, ["TFP208"], filename="guide/migrate/evaluator.py") == []
+
+
+@pytest.mark.parametrize(
+    "names, purpose",
+    [
+        # A helper named for both sets may build either: the pipeline's own name decides.
+        (["test_ds", "get_train_and_test_datasets"], Purpose.EVALUATION),
+        (["train_ds", "get_train_and_test_datasets"], Purpose.TRAINING),
+        (["ds", "train_and_evaluate"], Purpose.UNKNOWN),
+        (["train_and_evaluate"], Purpose.UNKNOWN),
+    ],
+)
+def test_builder_purpose_a_name_for_both_sets_says_nothing(names, purpose):
+    assert purpose_of_builder(names) is purpose
+
+
+def test_a_helper_building_training_and_test_sets_reports_only_the_training_one():
+    source = """
+        import tensorflow as tf
+
+        def get_train_and_test_datasets(files_train, files_test):
+            train_ds = tf.data.TFRecordDataset(files_train).map(parse).batch(32)
+            test_ds = tf.data.TFRecordDataset(files_test).map(parse).batch(32)
+            return train_ds, test_ds
+    """
+    assert codes(source, ["TFP102"]) == [(5, "TFP102")]

@@ -72,8 +72,10 @@ _BUILDER_INSPECTION_NAME = re.compile(
 
 def purpose_of_builder(names: Iterable[str]) -> Purpose:
     """What the names around a pipeline's construction (its function, class, assigned variable) say:
-    `eval_input_fn`, `val_ds`, `dataset_to_numpy_util` are not training; `train_ds` is; others say nothing."""
-    return _classify(names, _BUILDER_INSPECTION_NAME, _BUILDER_EVALUATION_NAME)
+    `eval_input_fn`, `val_ds`, `dataset_to_numpy_util` are not training; `train_ds` is; others say nothing.
+    A helper named for both (`get_train_and_test_datasets`, `train_and_evaluate`) may build either set:
+    its name says nothing of which, and the pipeline's own name (`test_ds`) decides."""
+    return _classify(names, _BUILDER_INSPECTION_NAME, _BUILDER_EVALUATION_NAME, joined_trains=False)
 
 
 def purpose_of_names(names: Iterable[str]) -> Purpose:
@@ -84,16 +86,18 @@ def purpose_of_names(names: Iterable[str]) -> Purpose:
     return _classify(names, _INSPECTION_NAME, _EVALUATION_NAME)
 
 
-def _classify(names: Iterable[str], inspection: "re.Pattern[str]", evaluation: "re.Pattern[str]") -> Purpose:
+def _classify(names: Iterable[str], inspection: "re.Pattern[str]", evaluation: "re.Pattern[str]",
+              joined_trains: bool = True) -> Purpose:
     """Per name, inspection first, then evaluation, then training (`test_step` is evaluation although
     it ends in `step`); any training name decides, and a name that trains and then evaluates
-    (`train_and_evaluate`) is a training name."""
+    (`train_and_evaluate`) is a training name (``joined_trains``) or says nothing."""
     evaluates = inspects = False
     for name in names:
         if inspection.search(name):
             inspects = True
         elif _TRAINING_THEN_EVALUATION_NAME.search(name):
-            return Purpose.TRAINING
+            if joined_trains:
+                return Purpose.TRAINING
         elif evaluation.search(name):
             evaluates = True
         elif _TRAINING_NAME.search(name):

@@ -102,7 +102,8 @@ map feeding `adapt()`, a demonstration that reads a handful of elements, `next(d
 loop printing `zip(sentences, ds)`, pipelines only printed by `print(train)` at module level, a
 serving request read by `get_single_element()`, a TF1 iterator read only by session loops that
 generate samples or compute metrics, see TFP101), in pipelines built for evaluation or a preview with no consumer in
-sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`), a map whose result is thrown away
+sight (`make_eval_dataset`, `val_ds = ...`, `ds.map(f).take(3)`; a helper named for both sets,
+`get_train_and_test_datasets`, says neither: its `test_ds` is evaluation, its `train_ds` training), a map whose result is thrown away
 (`dataset.map(augment)` on a line of its own never runs) or bound to a name nothing reads nor
 returns (`aug_ds = train_ds.map(augment)` never used; at module level, in a notebook, or in a Python
 module the project shows no importer of), and maps in test files are not
@@ -203,6 +204,9 @@ first and map the batch instead. A map that must stay sequential to save memory 
     )
 
     valid = (
+        # A helper that builds both sets: its name says neither, the test set's own name says evaluation.
+        Valid("import tensorflow as tf\ndef get_train_and_test_datasets(files):\n"
+              "    test_ds = tf.data.TFRecordDataset(files).map(parse).batch(32)\n    return test_ds\n"),
         # training-data-analyst transfer_learning_with_hub.ipynb: a Rescaling layer on the batches of
         # image_dataset_from_directory, `x / 255.` once per batch.
         Valid(_RESCALED_BATCHES.format(layer="tf.keras.layers.experimental.preprocessing.Rescaling(1./255)")),
