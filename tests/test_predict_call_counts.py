@@ -104,6 +104,53 @@ def test_a_handful_in_a_function_nothing_in_the_file_calls_is_reported():
     assert found(source) == [15]  # the global model, in a helper that may be called any number of times
 
 
+
+CALLBACK = textwrap.dedent("""
+    def show_samples(epoch, logs=None):
+        for i in range(32):
+            print(epoch, model.predict(x_test[i:i + 1]))
+
+    show_samples(0)
+""")
+
+
+def test_a_handful_called_once_is_silent():
+    assert found(CALLBACK) == []
+
+
+def test_the_same_handful_handed_on_as_an_epoch_callback_is_reported():
+    source = CALLBACK + "model.fit(x, y, epochs=100, callbacks=[tf.keras.callbacks.LambdaCallback(on_epoch_end=show_samples)])\n"
+    assert found(source) == [11]  # it runs after every epoch, not once
+
+
+def test_the_same_handful_called_from_a_lambda_is_reported():
+    source = CALLBACK.replace("show_samples(0)", "ranked = sorted(epochs, key=lambda e: show_samples(e))")
+    assert found(source) == [11]
+
+
+FILLED = textwrap.dedent("""
+    def load_into(out, folder):
+        for f in os.listdir(folder):
+            out.append(np.load(os.path.join(folder, f)))
+
+    def main():
+        images = []
+        {fill}
+        for img in images:
+            print(model.predict(img[None]))
+
+    main()
+""")
+
+
+def test_a_list_a_helper_fills_is_not_a_handful():
+    assert found("import os\n" + FILLED.format(fill='load_into(images, "data")')) == [18]
+
+
+def test_a_list_filled_through_a_bound_append_is_not_empty():
+    fill = 'add = images.append\n    for f in os.listdir("data"):\n        add(np.load(f))'
+    assert found("import os\n" + FILLED.format(fill=fill)) == [20]
+
 def test_sixteen_autoregressive_steps_once_are_a_handful_and_a_training_loop_is_not():
     once = "track = movie[:7]\nfor j in range(16):\n    new = model.predict(track[np.newaxis])\n    track = np.concatenate((track, new[:, -1]))\n"
     assert found(once) == []

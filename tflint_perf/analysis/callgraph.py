@@ -39,6 +39,7 @@ class CallGraph:
                     self._callers.setdefault(override, []).append(site)
         self._loops_memo: Dict[FunctionInfo, FrozenSet[LoopNode]] = {}
         self._globals_memo: Dict[Tuple[str, FunctionInfo], List[Binding]] = {}
+        self._value_names: Optional[Set[str]] = None
 
     def _overrides(self, site: CallSite, target: FunctionInfo) -> List[FunctionInfo]:
         """``self.m(...)`` in a method of class A also calls the ``m`` of each same-file subclass of A that
@@ -63,6 +64,18 @@ class CallGraph:
 
     def callers(self, function: FunctionInfo) -> List[CallSite]:
         return self._callers.get(function, [])
+
+    def named_as_value(self, function: FunctionInfo) -> bool:
+        """The function's name appears in this file otherwise than as a call's callee or its own ``def``:
+        handed on as a callback (``LambdaCallback(on_epoch_end=show_samples)``, ``map(f, xs)``,
+        ``Thread(target=f)``), stored or returned. It may then run any number of times besides its calls.
+        Read from names alone (a parameter or attribute spelled alike counts too): the answer errs towards
+        "named"."""
+        if self._value_names is None:
+            visitor = _ValueNames()
+            self.model.module.visit(visitor)
+            self._value_names = visitor.names
+        return function.name in self._value_names
 
     def callees(self, function: Callable) -> List[FunctionInfo]:
         """Functions called (directly) from a function or lambda body: of this file, and in a project
@@ -190,6 +203,29 @@ class CallGraph:
                 if name == function.name and importer.effects.resolve_callable(func, site.function) is function:
                     found.append((importer, site))
         return found
+
+
+class _ValueNames(cst.CSTVisitor):
+    """Every identifier of a module that is not a call's callee (``f`` in ``f(x)``, ``m`` in ``obj.m(x)``)
+    nor the name a ``def`` or ``class`` binds."""
+
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+        self._skipped: Set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        self._skipped.add(id(func.attr if isinstance(func, cst.Attribute) else func))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skipped.add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skipped.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._skipped:
+            self.names.add(node.value)
 
 
 def _self_call(site: CallSite) -> bool:

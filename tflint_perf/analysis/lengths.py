@@ -5,7 +5,8 @@ A loop over five file names, over ten tweets drawn with ``random.sample(tweets, 
 ``Lengths.at_most`` reads that bound from how the iterated value is made, never from names:
 
 - a literal list, tuple, set or dict (no ``*xs``), or a name every binding of which reaching the loop is
-  one (and that no ``append`` / ``extend`` ... grows);
+  one (not an empty one, which is filled out of sight; that no ``append`` / ``extend`` ... grows and that
+  is handed to no function of this file);
 - ``range`` of known integers; ``random.sample(population, k)``; a slice ``x[:k]`` or ``x[a:b]``;
 - what keeps the count: ``enumerate``, ``list``, ``tuple``, ``sorted``, ``reversed``, ``tqdm``, a dict's
   ``items()`` / ``keys()`` / ``values()``, a comprehension over one (its ``if`` clauses only drop items;
@@ -106,19 +107,34 @@ class Lengths:
 
     def _name(self, name: str, scope: Optional[FunctionInfo], place: Place, depth: int) -> Optional[int]:
         bindings = self.model.reaching(name, scope, place)
-        if not bindings or self._grown(name):
+        if not bindings or mutated(self.model, name) or _handed_on(self.model, name):
             return None
         counts: List[Optional[int]] = [
-            self.at_most(b.value, b.scope, b.place, depth + 1) if b.kind == "assign" and b.value is not None else None
+            self.at_most(b.value, b.scope, b.place, depth + 1)
+            if b.kind == "assign" and b.value is not None and not _empty_literal(b.value) else None
             for b in bindings
-        ]
+        ]  # `images = []` then a loop over it: filled somewhere (`add = images.append`), not empty
         return None if None in counts else max(counts)  # type: ignore[type-var]
 
-    def _grown(self, name: str) -> bool:
-        """``name.append(...)`` (or another method that changes a collection's length) anywhere."""
-        for site in self.model.calls:
-            func = site.node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
-                    and func.attr.value in MUTATORS:
-                return True
-        return False
+
+def _empty_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)) and not expr.elements
+
+
+def mutated(model: ModuleModel, name: str) -> bool:
+    """``name.append(...)`` (or another method in ``MUTATORS``) anywhere in the module: a collection
+    grown or shrunk at run time."""
+    for site in model.calls:
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
+                and func.attr.value in MUTATORS:
+            return True
+    return False
+
+
+def _handed_on(model: ModuleModel, name: str) -> bool:
+    """``name`` is passed to a function of this file (``load_into(images, folder)``, which may append to
+    its parameter)."""
+    return any(any(isinstance(arg.value, cst.Name) and arg.value.value == name for arg in site.node.args)
+               and model.call_graph.callee(site.node) is not None  # type: ignore[attr-defined]
+               for site in model.calls)

@@ -33,7 +33,7 @@ from tflint_perf.analysis.debugging import is_training_call
 from tflint_perf.analysis.model import CallSite, FunctionInfo, LoopNode, ModuleModel
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.analysis.lengths import MUTATORS, Lengths
+from tflint_perf.analysis.lengths import Lengths, mutated
 from tflint_perf.analysis.uploads import iterates_uploads, waits_for_input
 
 _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
@@ -233,12 +233,7 @@ class StepLoops:
         value = bindings[0].value
         if not isinstance(value, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
             return None
-        for site in self.model.calls:
-            func = site.node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
-                    and func.attr.value in MUTATORS:
-                return None  # `configs.append(...)`: grown at run time
-        return value
+        return None if mutated(self.model, name) else value  # `configs.append(...)`: grown at run time
 
     def runs_briefly(self, loops: Iterable[LoopNode]) -> bool:
         """The loops around a training step (lexical, and those of its callers) run it at most
@@ -252,6 +247,8 @@ class StepLoops:
         """At most how many times a loop runs, as its source shows: ``iterations``, else the bound of what
         it iterates (``analysis/lengths.py``: five file names, ``random.sample(tweets, 10)``); None otherwise."""
         known = self.iterations(loop)
+        if known == 0:
+            return None  # `images = []` looped over: filled where the source does not show (`add = images.append`)
         if known is not None or not isinstance(loop, cst.For):
             return known
         sites = self._calls_in_loop.get(loop, [])
@@ -264,11 +261,14 @@ class StepLoops:
         """At most how many times ``site`` runs in one run of the program: the product of the bounds of
         the loops around it, times the runs of every call of the function it is in (summed over them, a
         few callers deep). None when a bound is unknown, when a function has no caller in this module (it
-        may be called from anywhere) or is called from another one, or when a loop on the way trains
+        may be called from anywhere), is called from another one or from a lambda, or is named as a value
+        (a callback ``LambdaCallback(on_epoch_end=f)`` runs once per epoch), or when a loop on the way trains
         (``fit``, an optimizer step: the call is part of training, however few its runs)."""
         return self._runs(site, 0, frozenset())
 
     def _runs(self, site: CallSite, depth: int, seen: FrozenSet[FunctionInfo]) -> Optional[int]:
+        if site.lambdas:
+            return None  # `sorted(xs, key=lambda x: score(x))`: a lambda runs as often as its caller wants
         total = 1
         for loop in site.loops:
             bound = self.at_most(loop)
@@ -280,9 +280,9 @@ class StepLoops:
             return total
         graph = self.model.call_graph
         callers = graph.callers(function)
-        if depth >= _CALLERS_DEPTH or function in seen or not callers \
+        if depth >= _CALLERS_DEPTH or function in seen or not callers or graph.named_as_value(function) \
                 or graph.callers_elsewhere(function) or graph.base_callers_elsewhere(function):
-            return None
+            return None  # ... or handed on as a callback (`LambdaCallback(on_epoch_end=f)`): run beyond its calls
         calls = 0
         for caller in callers:
             runs = self._runs(caller, depth + 1, seen | {function})

@@ -172,8 +172,9 @@ the folds of `KFold(5).split(x)`: ten calls' setup costs well under a second), a
 (at most 64) made once in all, as the bounds of every loop around the call and of every call of its
 function show (one predict per image of five literal file names, per point of a `7 x 7` latent grid of
 `norm.ppf(np.linspace(0.05, 0.95, n))`, per tweet of `random.sample(tweets, 10)`, per step of a 14-step
-forecast its one caller asks for; not in a loop that trains, and not in a function nothing in the file
-calls), a `predict` whose input does not change in the loop (once per epoch on the validation set), a
+forecast its one caller asks for; not in a loop that trains, not in a function nothing in the file
+calls, called from a lambda or handed on as a callback such as `LambdaCallback(on_epoch_end=show)`, and
+not over a list the source fills out of sight, `images = []` then a helper's `out.append`), a `predict` whose input does not change in the loop (once per epoch on the validation set), a
 loop over files a person uploads by hand (Colab's `files.upload()`, an `ipywidgets.FileUpload`
 observer's `change.new`) or that waits for typed `input()` each iteration, a `predict` inside a
 `@tf.function` (Keras refuses it there), and test files. A loop over a folder's listing, a generation
