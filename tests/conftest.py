@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
+import libcst as cst
 import pytest
 
+from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.checking.config import Settings
 from tflint_perf.checking.engine import check_text
 from tflint_perf.fixes.fixer import fix_text
@@ -55,6 +57,19 @@ def project_findings(root: Path, code: str) -> Set[Tuple[str, int]]:
     result = run_cli("check", "--no-cache", "--output-format", "json", "--select", code, ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     return {(Path(d["filename"]).name, d["location"]["row"]) for d in json.loads(result.stdout)}
+
+
+def model_of(source: str) -> AnalysedModule:
+    """The analysed module of ``source`` (the analysis layer's tests query it directly)."""
+    return AnalysedModule(cst.parse_module(source))
+
+
+def site_named(model: AnalysedModule, text: str):
+    """The call site whose code is ``text``."""
+    for site in model.calls:
+        if model.module.code_for_node(site.node) == text:
+            return site
+    raise AssertionError(text)
 
 
 @pytest.fixture

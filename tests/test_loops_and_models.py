@@ -3,25 +3,12 @@ and analysis/tf_functions.py."""
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
 from tflint_perf.analysis.loops import StepLoops, counts_epochs
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.tf_functions import TfFunctions
-from tflint_perf.analysis.analyses import AnalysedModule
-
-
-def model_of(source: str) -> AnalysedModule:
-    return AnalysedModule(cst.parse_module(source))
-
-
-def site_named(model: AnalysedModule, text: str):
-    """The call site whose code is ``text``."""
-    for site in model.calls:
-        if model.module.code_for_node(site.node) == text:
-            return site
-    raise AssertionError(text)
+from tests.conftest import model_of, site_named
 
 
 @pytest.mark.parametrize(

@@ -4,23 +4,11 @@ the toy-set sizes ``DataSizes`` reads from NumPy and TensorFlow calls."""
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
-from tflint_perf.analysis.analyses import AnalysedModule
 from tflint_perf.analysis.data_size import DataSizes
 from tflint_perf.analysis.feeders import fed_by_python
-
-
-def model_of(source: str) -> AnalysedModule:
-    return AnalysedModule(cst.parse_module(source))
-
-
-def site_named(model: AnalysedModule, text: str):
-    for site in model.calls:
-        if model.module.code_for_node(site.node) == text:
-            return site
-    raise AssertionError(text)
+from tests.conftest import model_of, site_named
 
 
 @pytest.mark.parametrize(
