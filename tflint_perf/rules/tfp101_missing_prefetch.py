@@ -104,6 +104,24 @@ _KERAS_TOY = (
     "model.fit(ds, epochs=100)\n"
 )
 
+# Dive-into-DL's semantic segmentation notebook: VOC images decoded and batched; `{body}` reads them.
+_VOC = (
+    "import tensorflow as tf\ndef load(path, label):\n    return tf.image.decode_jpeg(tf.io.read_file(path)), label\n"
+    "voc_train = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load, num_parallel_calls=4)\n"
+    "voc_train = voc_train.batch(64)\nfor x, y in iter(voc_train):\n{body}"
+)
+# Packt's TF 2.0 Quick Start Guide: a TFRecord file written, then read back through TF1's iterator API.
+_ONE_RECORD = (
+    "import tensorflow as tf\ndataset = tf.data.TFRecordDataset('./students.tfrecords')\n"
+    "dataset = dataset.map(parse_function, num_parallel_calls=4)\n"
+    "iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)\n{reads}"
+)
+_SESSION_STEPS = (
+    "item = iterator.get_next()\nloss = build(item)\ntrain_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)\n"
+    "with tf.compat.v1.Session() as sess:\n    for step in range(1000):\n        sess.run(train_op)\n"
+)
+
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -242,6 +260,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # A loop over `iter(ds)` that breaks after the first batch, printed: a look at its shapes.
+        Valid(_VOC.format(body="    print(x.dtype, x.shape)\n    print(y.dtype, y.shape)\n    break\n")),
+        # No session in the module: TF2 runs the TF1 iterator eagerly, and one `get_next()` reads one record.
+        Valid(_ONE_RECORD.format(reads="item = iterator.get_next()\nprint(item)\nprint(item[0].numpy())\n")),
         # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
         Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
         Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
@@ -360,6 +382,12 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # The same loop over `iter(ds)` training on every batch.
+        Invalid(_VOC.format(body="    train_step(x, y)\n"), fixed=_VOC.format(body="    train_step(x, y)\n").replace(
+            "voc_train.batch(64)", "voc_train.batch(64).prefetch(tf.data.AUTOTUNE)")),
+        # The same iterator read by a session's training loop: graph mode, a step per run.
+        Invalid(_ONE_RECORD.format(reads=_SESSION_STEPS), fixed=_ONE_RECORD.format(reads=_SESSION_STEPS).replace(
+            "num_parallel_calls=4)", "num_parallel_calls=4).prefetch(tf.data.AUTOTUNE)")),
         # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
         Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
             cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),

@@ -13,7 +13,9 @@ a module constant) and together they read at most ``FEW_CALLS`` elements; reads 
   leaves it unknown);
 - a TF1 iterator (``make_one_shot_iterator``, ``make_initializer``): its elements are read by the
   module's session runs (``sess.run``, ``t.eval()``), so those are counted, and at least one must
-  be in a loop (none means a framework or another module runs the steps).
+  be in a loop (none means a framework or another module runs the steps); in a module that runs no
+  session, one made at module level is eager (TF2's ``tf.compat.v1`` spelling) and its ``get_next()``
+  calls are its reads, counted as ``next(it)`` is.
 
 ``few_reads`` answers with the purpose to record: inspection when a reading loop plots, else one-off.
 """
@@ -44,9 +46,13 @@ class IteratorReads:
     def few_reads(self, call: cst.Call, tf1: bool) -> Optional[Purpose]:
         """The purpose of an iterator made at ``call`` (``iter(ds)``; with ``tf1``, a TF1 iterator)
         when it is read a few times only; None when it may be read more, or the code does not say."""
-        if tf1:
-            return self._session_runs
         site = self.model.site_of(call)
+        if tf1 and (self._runs or site is None or site.function is not None):
+            return self._session_runs
+        # A TF1 iterator made at module level in a module that runs no session (a TF2 notebook's
+        # `make_one_shot_iterator(ds)`, then `item = iterator.get_next()`; `print(item.numpy())`): eager, so
+        # each `get_next()` reads an element itself, as `next(it)` does. In graph code with no session here,
+        # nothing in the module runs it either; one made in a function may feed a framework (an `input_fn`).
         name = _assigned_name(site, call)
         if site is None or name is None:
             return None
