@@ -57,6 +57,8 @@ class IteratorReads:
         if site is None or name is None:
             return None
         reads = self._reads.get(name, [])
+        if tf1 and not reads:
+            return self._session_runs  # read nowhere here: another module's session, or a framework, may
         # Each use of the name is an assignment of it or a read in the same scope: nothing else sees it.
         found_scope, bindings = self.model.scope_bindings(name, site.function)
         if found_scope is not site.function or any(binding.kind != "assign" for binding in bindings) \
