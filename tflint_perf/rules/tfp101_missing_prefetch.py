@@ -116,6 +116,18 @@ _ONE_RECORD = (
     "dataset = dataset.map(parse_function, num_parallel_calls=4)\n"
     "iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)\n{reads}"
 )
+# google-research/fixmatch's scripts/create_split.py: each record's label read out through a session,
+# collected, then a labelled split written; `{step}` is what else the loop does with the batch.
+_CREATE_SPLIT = (
+    "import tensorflow as tf\n\ndef get_class(serialized_example):\n"
+    "    return tf.parse_single_example(serialized_example, features={{'label': tf.FixedLenFeature([], tf.int64)}})['label']\n\n"
+    "def main(argv):\n    count = 0\n    id_class = []\n"
+    "    dataset = tf.data.TFRecordDataset(argv[1:]).map(get_class, 4).batch(1 << 10)\n"
+    "    it = dataset.make_one_shot_iterator().get_next()\n    try:\n        with tf.Session() as session:\n"
+    "            while 1:\n                for i in session.run(it):\n                    id_class.append(i)\n"
+    "                    count += 1\n{step}    except tf.errors.OutOfRangeError:\n        pass\n"
+    "    write_split(id_class, count)\n"
+)
 _SESSION_STEPS = (
     "item = iterator.get_next()\nloss = build(item)\ntrain_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)\n"
     "with tf.compat.v1.Session() as sess:\n    for step in range(1000):\n        sess.run(train_op)\n"
@@ -260,6 +272,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # A session that only fetches the iterator's elements into lists, in a module that trains nothing.
+        Valid(_CREATE_SPLIT.format(step="")),
         # A loop over `iter(ds)` that breaks after the first batch, printed: a look at its shapes.
         Valid(_VOC.format(body="    print(x.dtype, x.shape)\n    print(y.dtype, y.shape)\n    break\n")),
         # No session in the module: TF2 runs the TF1 iterator eagerly, and one `get_next()` reads one record.
@@ -382,6 +396,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # The same elements fed to a training step each batch.
+        Invalid(_CREATE_SPLIT.format(step="                session.run(train_op, feed_dict={labels: id_class[-1:]})\n"),
+                fixed=_CREATE_SPLIT.format(step="                session.run(train_op, feed_dict={labels: id_class[-1:]})\n")
+                .replace("batch(1 << 10)", "batch(1 << 10).prefetch(tf.data.AUTOTUNE)")),
         # The same loop over `iter(ds)` training on every batch.
         Invalid(_VOC.format(body="    train_step(x, y)\n"), fixed=_VOC.format(body="    train_step(x, y)\n").replace(
             "voc_train.batch(64)", "voc_train.batch(64).prefetch(tf.data.AUTOTUNE)")),
