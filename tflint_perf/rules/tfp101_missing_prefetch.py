@@ -212,14 +212,20 @@ The analysis follows the pipeline through method chains, `ds = ds.op(...)` reass
 ops added on only some branches, tuple unpacking, same-file helpers and a same-file class that keeps
 the pipeline its constructor is given (`self.dataset = dataset`), and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
-Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))` or `next(ds.__iter__())`, a
+Inspection loops (`for x in ds.take(3)`, print-only loops, a loop over `ds` or `iter(ds)` that breaks after
+its first element, `next(iter(ds))` or `next(ds.__iter__())`, a TF1 iterator a module that runs no session
+makes at module level and reads by a few `get_next()` calls (TF2 runs it eagerly), a
 module-level `print(ds)`, an iterator read only by
 printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
 are as few), loops whose only training word is a printed counter (`print(num_train_steps)`) and pipelines that
 only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
-given only to `evaluate` or `predict`) are not reported.
+given only to `evaluate` or `predict`) are not reported, nor are a TF1 iterator whose session runs only
+fetch its elements, feeding nothing, in a module that trains nothing (a script collecting each record's
+label before writing a split), pipelines built in a function or method whose name no file of the project
+mentions but its own `def` (dead code; not in a packaged project, whose public names are an API), and
+test support modules (`*test_utils.py`, `test_util.py`, a `testing/` package).
 """
     why_bad = """
 Without `prefetch`, the input pipeline and the training step run one after the other: while the

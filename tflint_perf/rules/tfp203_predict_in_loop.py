@@ -190,9 +190,14 @@ bindings reaching the top-level calls that lead to it; for a function this file 
 callback's helper, the last top-level binding: `model = Model(model.input, output)` after `model =
 build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
-parameter of a function nobody in the file calls, is not reported.
+parameter of a function nobody in the file calls, is not reported, nor a model whose class (or a
+first-party base) defines its own `predict` (`def predict(self, x): return tf.argmax(self(x), -1)`: a
+direct call, no Keras prediction loop). An input drawn at random where it is passed
+(`generator.predict(np.random.uniform(-1, 1, size=[batch, z_dim]))`) changes every iteration.
 
-Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
+Not reported: a loop whose body ends in `break` (it runs once: `for x, y in test_iter: pred =
+model.predict(x); print(pred.shape); break`), a call under `if step % N == 0:` with N at least 10 (a sample
+grid plotted every hundred steps spreads one set-up over N steps), loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
 draws what it computes unless it also trains, as a gym episode loop calling `env.render()` and fitting
 the agent does (a Keras model's `fit` / `train_on_batch`, a TensorFlow optimizer's `minimize` /
 `apply_gradients`; a scikit-learn estimator's `fit` or scipy's `minimize` trains nothing),
