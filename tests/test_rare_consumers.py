@@ -163,3 +163,17 @@ def test_a_real_test_module_is_not():
     runner = SCRIPT + "\n    if __name__ == '__main__':\n        tf.test.main()\n"
     assert found(runner, "model_test.py") == []
     assert found(SCRIPT, "tests/train.py") == []
+
+
+def test_a_module_that_supports_tests_is_test_code():
+    # google-research/tapas' table_dataset_test_utils.py builds the unit tests' datasets with a sequential map.
+    for helper in ("tapas/datasets/table_dataset_test_utils.py", "efficientdet/test_util.py",
+                   "keras_cv/utils/testing_utils.py", "official/utils/testing/pipeline.py"):
+        assert found(SCRIPT, helper) == [], helper
+
+
+def test_a_test_folder_or_a_name_that_only_mentions_tests_is_not():
+    # snowkylin's handbook keeps a scratch DQN in `test/`; `test_utils_box.py` is a box utility of a trainer.
+    assert found(SCRIPT, "code/zh/test/train.py") == TRAINING_REPORTED
+    assert found(SCRIPT, "trainer_yolo/test_utils_box.py") == TRAINING_REPORTED
+    assert found(SCRIPT, "contest_utils.py") == TRAINING_REPORTED

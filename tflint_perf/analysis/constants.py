@@ -59,8 +59,66 @@ class ValueSources:
             self._booleans = ValueSources(self.model, _bool_literal)
         value = self._booleans._value(expr, scope, _MAX_DEPTH)  # no callers followed: a parameter is unknown
         if value is None or (value.origin and not value.origin.startswith("constant")):
+            if isinstance(expr, cst.Name) and self._never_passed_true(expr.value, scope, 0):
+                return False  # `if cache:`, and every call in the project leaves `cache` False
             return None  # a parameter's default or a flag's: it may differ at run time
         return bool(value.value)
+
+    def _never_passed_true(self, name: str, scope: Optional[FunctionInfo], depth: int) -> bool:
+        """``name`` is a parameter of a function (not a method: an override may be called instead) that
+        every call in the project binds to a false value: ``False``, ``None`` or ``0`` written or left to
+        its default, a constant that is, or a parameter of the caller that is so in turn (WZMIAOMIAO's
+        ``configure_for_performance(ds, n, cache=cache_data)`` inside ``generate_ds(..., cache_data=False)``,
+        whose one caller, ``train.py``, never passes it). A guard on it never runs in this project. A
+        function with no call in sight (an entry point, a library's API, checked alone), or named as a
+        value (a callback, stored, returned), may be called with anything: unknown."""
+        function = scope
+        while function is not None and name not in self.model.bindings.get(function, {}):
+            function = function.parent
+        if function is None or depth > _MAX_DEPTH or function.owner is not None:
+            return False
+        if any(binding.kind != "param" for binding in self.model.bindings[function][name]):
+            return False  # rebound in the body
+        graph = self.model.call_graph
+        if graph.named_as_value(function):
+            return False
+        if function.parent is None and not self._importers_all_seen(function.name):
+            return False  # an importer the session did not model (no TensorFlow in it) may pass anything
+        callers = [(self.model, site) for site in graph.callers(function)] + graph.callers_elsewhere(function)
+        if not callers:
+            return False
+        positional = function.positional_parameters
+        index = positional.index(name) if name in positional else None
+        default = _parameter_default(function, name)
+        for model, site in callers:
+            if any(arg.star for arg in site.node.args):
+                return False
+            arg = argument(site.node, name, index)
+            values = self if model is self.model else model.integer_values  # type: ignore[attr-defined]
+            if arg is None and (default is None or not self._false(default, function.parent, depth)):
+                return False
+            if arg is not None and not values._false(arg.value, site.function, depth):
+                return False
+        return True
+
+    def _importers_all_seen(self, name: str) -> bool:
+        """Every module of the project importing ``name`` from this one is modelled (``callers_elsewhere``
+        reads the calls of those alone); checked alone, the module has none in sight."""
+        session, path = self.model.session, self.model.path
+        if session is None or path is None:
+            return True
+        taking = session.project.importers_using(path, frozenset({name}))
+        return len(session.importers(self.model, [name])) == len(taking)
+
+    def _false(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> bool:
+        """``expr`` is false wherever it is evaluated: ``False``, ``None``, ``0``, a constant bound to one,
+        or a parameter never passed a true value (``_never_passed_true``)."""
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return True
+        if self.truth(expr, scope) is False:
+            return True
+        return isinstance(expr, cst.Name) and expr.value not in ("True", "False") \
+            and self._never_passed_true(expr.value, scope, depth + 1)
 
     def _value(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
         value = self._literal(expr)

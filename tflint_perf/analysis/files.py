@@ -18,18 +18,30 @@ def _in_test_directory(path: PurePath) -> bool:
     return path.name == "conftest.py" or any(part in _TEST_DIRECTORIES for part in path.parts[:-1])
 
 
+# Modules that exist to support tests: their datasets, fakes and fixtures are built for unit tests
+# (TAPAS' `table_dataset_test_utils.py`, `test_util.py`, `testing_utils.py`, an `official/utils/testing/`
+# package). A `test/` folder is not one of them: scratch scripts live there as often as tests.
+_TEST_SUPPORT_MODULE = re.compile(r"(?:^|_)(?:test|testing)_?(?:utils?|helpers?|fixtures?)$", re.IGNORECASE)
+_TEST_SUPPORT_DIRECTORIES = frozenset({"testing"})
+
+
+def _supports_tests(path: PurePath) -> bool:
+    return bool(_TEST_SUPPORT_MODULE.search(path.stem)) or any(part in _TEST_SUPPORT_DIRECTORIES for part in path.parts[:-1])
+
+
 def _named_like_a_test(path: PurePath) -> bool:
     return path.name.startswith("test_") or path.name.endswith(("_test.py", "_test.ipynb"))
 
 
 def is_test_module(filename: str, module: cst.Module) -> bool:
-    """Test code: a file under a ``tests/`` directory, ``conftest.py``, or a module named like a test
+    """Test code: a file under a ``tests/`` directory, ``conftest.py``, a module that supports tests
+    (``*test_utils.py``, ``test_util.py``, under ``testing/``), or a module named like a test
     (``test_*.py``, ``*_test.py``) that holds a test; one named so that holds none is not. The
     tutorials' ``train_evalute_test.py`` trains, validates and tests a model as a script: "test" is
     the data split, and its training pipeline is a hot path. A test is a ``test*`` function or
     method, a ``TestCase`` class, or a test runner's ``main()``."""
     path = PurePath(filename.replace("\\", "/"))
-    if _in_test_directory(path):
+    if _in_test_directory(path) or _supports_tests(path):
         return True
     if not _named_like_a_test(path):
         return False

@@ -28,7 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal
-from tflint_perf.analysis.classes import attribute_values
+from tflint_perf.analysis.classes import attribute_values, method_of
 from tflint_perf.analysis.data_size import DataSizes
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
@@ -120,6 +120,37 @@ class KerasModels:
             values = attribute_values(self.model, owner, expr.attr.value) if owner is not None else []
             return bool(values) and all(isinstance(v, cst.Call) and self.builds_model(v, depth + 1) for v in values)
         return False
+
+    def defines_own(self, expr: cst.BaseExpression, site: CallSite, method: str) -> bool:
+        """Every class the receiver ``expr`` can be is one of the project's that defines ``method``
+        itself or in a first-party base (``classes.method_of``): ``model.predict(x)`` on a ``QNetwork``
+        whose ``def predict(self, inputs): return tf.argmax(self(inputs), -1)`` calls the model directly
+        runs that method, not Keras'. The receiver: ``self`` in a method, a name every reaching binding
+        of which constructs such a class (``model = QNetwork()``), ``self.net`` assigned only such calls."""
+        classes = self._instance_classes(expr, site.function, site.place)
+        return bool(classes) and all(method_of(self.model, cls, method) is not None for cls in classes)
+
+    def _instance_classes(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place) -> List[ClassInfo]:
+        """The project classes ``expr`` is an instance of, when the code shows every one; else []."""
+        if _is_self(expr):
+            return [scope.owner] if scope is not None and scope.binds_self and scope.owner is not None else []
+        if isinstance(expr, cst.Name):
+            values = [b.value if b.kind == "assign" else None for b in self.model.reaching(expr.value, scope, place) or []]
+        elif isinstance(expr, cst.Attribute) and _is_self(expr.value) and scope is not None and scope.owner is not None:
+            values = attribute_values(self.model, scope.owner, expr.attr.value)
+        else:
+            return []
+        found: List[ClassInfo] = []
+        for value in values:
+            func = value.func if isinstance(value, cst.Call) else None
+            cls = self.model.classes.get(func.value) if isinstance(func, cst.Name) else None
+            if cls is None and func is not None:
+                foreign = self.model.foreign(func)
+                cls = foreign if isinstance(foreign, ClassInfo) else None
+            if cls is None:
+                return []
+            found.append(cls)
+        return found
 
     def builds_model(self, call: cst.Call, depth: int = 0) -> bool:
         """The call returns a new (or loaded) Keras model."""

@@ -35,6 +35,7 @@ from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.analysis.lengths import Lengths, mutated
 from tflint_perf.analysis.uploads import iterates_uploads, waits_for_input
+from tflint_perf.text.walk import walk
 
 _EPOCH_VARIABLE = re.compile(r"epoch", re.IGNORECASE)
 _PER_EPOCH = re.compile(r"per_?epoch", re.IGNORECASE)
@@ -95,6 +96,55 @@ def _unscaled_epoch_count(expr: cst.CSTNode, pattern: "re.Pattern[str]") -> bool
 
 def _is_number(node: cst.CSTNode) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
+
+
+def breaks_after_first(loop: LoopNode) -> bool:
+    """The loop's body ends in an unconditional ``break`` and no ``continue`` of its own can skip it
+    (``for x, y in test_iter: pred = model.predict(x); print(pred.shape); break``): it runs at most once,
+    whatever it iterates: a look at the first element, not a loop over data."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    if not body or not isinstance(body[-1], cst.SimpleStatementLine) or not isinstance(body[-1].body[-1], cst.Break):
+        return False
+    finder = _OwnContinue()
+    for statement in body:
+        walk(statement, finder)
+    return not finder.found
+
+
+# A call into one of these draws anew on every call: NumPy's, Python's and TensorFlow's random number
+# generators (but their `stateless_` ops, which a fixed seed repeats).
+_RANDOM_MODULES = ("np.random.", "numpy.random.", "random.", "tf.random.")
+
+
+class _Calls(cst.CSTVisitor):
+    """Every call in a tree."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
+class _OwnContinue(cst.CSTVisitor):
+    """Whether a ``continue`` belongs to the loop walked (not to a loop nested in it, nor to a function there)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = True
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 def short_literal_loop(loop: LoopNode) -> bool:
@@ -207,8 +257,11 @@ class StepLoops:
         return total
 
     def iterations(self, loop: LoopNode) -> Optional[int]:
-        """How many times a loop runs when its source shows it: a literal tuple or list, or a
-        ``range`` of literals or module constants (``count``); None otherwise."""
+        """How many times a loop runs when its source shows it: once when its body ends in a ``break``
+        (``breaks_after_first``), a literal tuple or list, or a ``range`` of literals or module constants
+        (``count``); None otherwise."""
+        if breaks_after_first(loop):
+            return 1
         if isinstance(loop, cst.For) and isinstance(loop.iter, (cst.Tuple, cst.List)):
             return _literal_length(loop.iter)
         if isinstance(loop, cst.For):
@@ -487,8 +540,18 @@ class StepLoops:
         return False
 
     def varies(self, expr: cst.BaseExpression, site: CallSite, loop: LoopNode) -> bool:
-        """``expr`` reads a name bound anew in each iteration of ``loop``."""
-        return any(self.bound_in(name, site, loop) for name in names_read(expr))
+        """``expr`` reads a name bound anew in each iteration of ``loop``, or draws at random where it is
+        (``generator.predict(np.random.uniform(-1, 1, size=[batch, z_dim]))``: fresh noise every step)."""
+        return any(self.bound_in(name, site, loop) for name in names_read(expr)) or self._draws_random(expr)
+
+    def _draws_random(self, expr: cst.BaseExpression) -> bool:
+        finder = _Calls()
+        walk(expr, finder)
+        for call in finder.found:
+            name = self.model.call_name(call) or dotted_text(call.func) or ""
+            if name.startswith(_RANDOM_MODULES) and "stateless" not in name:
+                return True
+        return False
 
     # -- what runs only every Nth iteration -------------------------------------------------------
     def every_nth(self, loop: LoopNode, node: cst.CSTNode, function: Optional[FunctionInfo]) -> Optional[int]:

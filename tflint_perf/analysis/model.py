@@ -371,6 +371,10 @@ class _Collector(cst.CSTVisitor):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.module_assignments.setdefault(target.target.value, []).append(node.value)
+            elif _pairs_up(target.target, node.value):
+                # `k, num_epochs, lr = 5, 100, 5`: each name bound to its own item, as by one assignment each
+                for name, item in zip(target.target.elements, node.value.elements):  # type: ignore[attr-defined]
+                    self.module_assignments.setdefault(name.value.value, []).append(item.value)
             else:
                 for name in _names_in_target(target.target):
                     self._note_binding(name)
@@ -406,6 +410,16 @@ def _paths_in_target(target: cst.BaseExpression, path: Tuple[int, ...]) -> List[
             found.extend(_paths_in_target(element.value, path + (index,)))
         return found
     return []
+
+
+def _pairs_up(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """A tuple (or list) of plain names assigned a tuple or list of as many items, none starred."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return False
+    if len(target.elements) != len(value.elements):
+        return False
+    return all(isinstance(element.value, cst.Name) and not isinstance(element, cst.StarredElement)
+               for element in target.elements) and not any(isinstance(e, cst.StarredElement) for e in value.elements)
 
 
 def _names_in_target(target: cst.BaseExpression) -> List[str]:

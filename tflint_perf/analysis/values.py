@@ -41,6 +41,12 @@ def literal_value(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _literal_collection(node: cst.BaseExpression) -> bool:
+    """A list or tuple written out of literals (``[0.75, 1.0]``): one Python value, as a literal is."""
+    return isinstance(node, (cst.List, cst.Tuple)) and all(
+        not isinstance(element, cst.StarredElement) and literal_value(element.value) for element in node.elements)
+
+
 def _config_lookup(call: cst.Call) -> bool:
     """``params.get('iter_size', 1)``: a setting read by name from a configuration dict, with a number
     or boolean as its default, is a Python number or boolean like its default."""
@@ -131,8 +137,8 @@ class ValueKinds:
         lambdas: Tuple[cst.Lambda, ...] = (),
     ) -> bool:
         """Whether ``expr`` takes at most ``FEW_VALUES`` distinct Python values however often it is
-        evaluated: a literal, a boolean (a comparison, ``not``, ``and``/``or`` of those), or a name
-        every binding of which, wherever it may reach this use from, is one of those (``first_batch =
+        evaluated: a literal (a list or tuple of literals too: ``scale = GLOBAL_SCALE``, ``[0.75, 1.0]``),
+        a boolean (a comparison, ``not``, ``and``/``or`` of those), or a name every binding of which, wherever it may reach this use from, is one of those (``first_batch =
         True`` before a loop and ``first_batch = False`` in it: two values in all; ``phase = "warmup"`` /
         ``phase = "train"``). A counter, an accumulated float or a parameter is not: each iteration
         may bring a new value."""
@@ -146,7 +152,7 @@ class ValueKinds:
         """The values ``expr`` may take (``_BOOLEAN`` for either truth value), or None when unbounded or unknown."""
         if depth > _MAX_DEPTH:
             return None
-        if literal_value(expr):
+        if literal_value(expr) or _literal_collection(expr):
             return frozenset({self.model.module.code_for_node(expr)})
         if self._is_boolean(expr, scope, place, lambdas):
             return frozenset(_BOOLEAN)

@@ -27,6 +27,7 @@ rule treats as silence.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 import json
 import os
 import re
@@ -40,6 +41,7 @@ from tflint_perf.text.prefilter import may_hold_pipelines
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 MAX_PROJECT_FILES = 5000
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_PROJECT_DIRECTORIES = 20000
 MAX_MODULES = 512  # modules a run keeps modelled (least recently used forgotten first)
 MAX_IMPORTERS = 16  # importers of a module read for one question
@@ -210,6 +212,7 @@ class Project:
         self._pipeline_text: Dict[Path, bool] = {}
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
         self._reachable: Dict[Path, FrozenSet[Path]] = {}
+        self._words: Dict[Path, Counter] = {}  # each file's identifiers (code, strings, comments), counted
 
     # -- texts ------------------------------------------------------------------------------------
     def text_of(self, path: Path) -> str:
@@ -250,6 +253,7 @@ class Project:
         """Drop what is known of one file (its imports, its text's traits); the edges around it are
         recomputed on the next question. A file created or deleted also changes the file list."""
         self._scans.pop(path, None)
+        self._words.pop(path, None)
         known = self._dependencies.pop(path, None)
         self._pipeline_text.pop(path, None)
         self._stamps.pop(path, None)
@@ -290,6 +294,30 @@ class Project:
             # Too big to scan on every check: modules imported still resolve, importers do not.
             self._files = [Path(found) for found in walk_files(str(self.root), _SUFFIXES, MAX_PROJECT_FILES) or ()]
         return self._files
+
+    def mentions(self, name: str) -> Optional[int]:
+        """How often ``name`` occurs as a word anywhere in the project's files: a call, an import, a
+        ``getattr(obj, "name")``, a comment. None when the project is too big to list."""
+        files = self.files()
+        if not files:
+            return None
+        total = 0
+        for path in files:
+            words = self._words.get(path)
+            if words is None:
+                words = self._words[path] = Counter(_WORD.findall(self.text_of(path)))
+            total += words[name]
+        return total
+
+    @property
+    def distributed(self) -> bool:
+        """The project is packaged for others to install (``setup.py``, ``setup.cfg``, or a
+        ``pyproject.toml`` with a ``[project]`` or Poetry table): its public functions have callers out of sight."""
+        if (self.root / "setup.py").exists() or (self.root / "setup.cfg").exists():
+            return True
+        pyproject = self.root / "pyproject.toml"
+        text = read_text(pyproject) if pyproject.exists() else ""
+        return "[project]" in text or "[tool.poetry]" in text
 
     def imports_of(self, path: Path) -> List[ImportRef]:
         """A file's imports, read once and kept until the file is ``forget``-ten (changed)."""

@@ -104,6 +104,36 @@ _KERAS_TOY = (
     "model.fit(ds, epochs=100)\n"
 )
 
+# Dive-into-DL's semantic segmentation notebook: VOC images decoded and batched; `{body}` reads them.
+_VOC = (
+    "import tensorflow as tf\ndef load(path, label):\n    return tf.image.decode_jpeg(tf.io.read_file(path)), label\n"
+    "voc_train = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load, num_parallel_calls=4)\n"
+    "voc_train = voc_train.batch(64)\nfor x, y in iter(voc_train):\n{body}"
+)
+# Packt's TF 2.0 Quick Start Guide: a TFRecord file written, then read back through TF1's iterator API.
+_ONE_RECORD = (
+    "import tensorflow as tf\ndataset = tf.data.TFRecordDataset('./students.tfrecords')\n"
+    "dataset = dataset.map(parse_function, num_parallel_calls=4)\n"
+    "iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)\n{reads}"
+)
+# google-research/fixmatch's scripts/create_split.py: each record's label read out through a session,
+# collected, then a labelled split written; `{step}` is what else the loop does with the batch.
+_CREATE_SPLIT = (
+    "import tensorflow as tf\n\ndef get_class(serialized_example):\n"
+    "    return tf.parse_single_example(serialized_example, features={{'label': tf.FixedLenFeature([], tf.int64)}})['label']\n\n"
+    "def main(argv):\n    count = 0\n    id_class = []\n"
+    "    dataset = tf.data.TFRecordDataset(argv[1:]).map(get_class, 4).batch(1 << 10)\n"
+    "    it = dataset.make_one_shot_iterator().get_next()\n    try:\n        with tf.Session() as session:\n"
+    "            while 1:\n                for i in session.run(it):\n                    id_class.append(i)\n"
+    "                    count += 1\n{step}    except tf.errors.OutOfRangeError:\n        pass\n"
+    "    write_split(id_class, count)\n"
+)
+_SESSION_STEPS = (
+    "item = iterator.get_next()\nloss = build(item)\ntrain_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)\n"
+    "with tf.compat.v1.Session() as sess:\n    for step in range(1000):\n        sess.run(train_op)\n"
+)
+
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -182,14 +212,20 @@ The analysis follows the pipeline through method chains, `ds = ds.op(...)` reass
 ops added on only some branches, tuple unpacking, same-file helpers and a same-file class that keeps
 the pipeline its constructor is given (`self.dataset = dataset`), and reports where the
 `prefetch` belongs: the pipeline's last op, inside the helper when a helper builds it.
-Inspection loops (`for x in ds.take(3)`, print-only loops, `next(iter(ds))` or `next(ds.__iter__())`, a
+Inspection loops (`for x in ds.take(3)`, print-only loops, a loop over `ds` or `iter(ds)` that breaks after
+its first element, `next(iter(ds))` or `next(ds.__iter__())`, a TF1 iterator a module that runs no session
+makes at module level and reads by a few `get_next()` calls (TF2 runs it eagerly), a
 module-level `print(ds)`, an iterator read only by
 printed `next()` calls), a demonstration that reads its pipeline a handful of times (`it = iter(ds)`
 read by `next(it)` in loops whose counts the source shows, at most ten reads in all: a colab that
 fine-tunes a checkpoint for ten steps, five images drawn to plot; a TF1 iterator whose session runs
 are as few), loops whose only training word is a printed counter (`print(num_train_steps)`) and pipelines that
 only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
-given only to `evaluate` or `predict`) are not reported.
+given only to `evaluate` or `predict`) are not reported, nor are a TF1 iterator whose session runs only
+fetch its elements, feeding nothing, in a module that trains nothing (a script collecting each record's
+label before writing a split), pipelines built in a function or method whose name no file of the project
+mentions but its own `def` (dead code; not in a packaged project, whose public names are an API), and
+test support modules (`*test_utils.py`, `test_util.py`, a `testing/` package).
 """
     why_bad = """
 Without `prefetch`, the input pipeline and the training step run one after the other: while the
@@ -242,6 +278,12 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # A session that only fetches the iterator's elements into lists, in a module that trains nothing.
+        Valid(_CREATE_SPLIT.format(step="")),
+        # A loop over `iter(ds)` that breaks after the first batch, printed: a look at its shapes.
+        Valid(_VOC.format(body="    print(x.dtype, x.shape)\n    print(y.dtype, y.shape)\n    break\n")),
+        # No session in the module: TF2 runs the TF1 iterator eagerly, and one `get_next()` reads one record.
+        Valid(_ONE_RECORD.format(reads="item = iterator.get_next()\nprint(item)\nprint(item[0].numpy())\n")),
         # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
         Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
         Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
@@ -360,6 +402,16 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # The same elements fed to a training step each batch.
+        Invalid(_CREATE_SPLIT.format(step="                session.run(train_op, feed_dict={labels: id_class[-1:]})\n"),
+                fixed=_CREATE_SPLIT.format(step="                session.run(train_op, feed_dict={labels: id_class[-1:]})\n")
+                .replace("batch(1 << 10)", "batch(1 << 10).prefetch(tf.data.AUTOTUNE)")),
+        # The same loop over `iter(ds)` training on every batch.
+        Invalid(_VOC.format(body="    train_step(x, y)\n"), fixed=_VOC.format(body="    train_step(x, y)\n").replace(
+            "voc_train.batch(64)", "voc_train.batch(64).prefetch(tf.data.AUTOTUNE)")),
+        # The same iterator read by a session's training loop: graph mode, a step per run.
+        Invalid(_ONE_RECORD.format(reads=_SESSION_STEPS), fixed=_ONE_RECORD.format(reads=_SESSION_STEPS).replace(
+            "num_parallel_calls=4)", "num_parallel_calls=4).prefetch(tf.data.AUTOTUNE)")),
         # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
         Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
             cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),

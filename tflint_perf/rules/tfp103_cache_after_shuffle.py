@@ -40,7 +40,9 @@ fixed order on purpose, as in the "shuffle once, then `take`/`skip` a fixed spli
 shuffle-only cache followed by another reshuffling `shuffle()` or `shuffle_and_repeat` (in the
 same function or a helper the pipeline goes through; one path that reshuffles is enough, as in
 the reference ImageNet input functions that shuffle files and reshuffle records under the same
-`if is_training:`), a cache after an endless `repeat()` (no count, `None` or `-1`, and no `take(n)` after it: its first pass never
+`if is_training:`), a cache under a guard that never runs in this project (`if cache:` on a parameter
+whose default is False and that no call in the project passes a true value for, as a trainer's
+`generate_ds(..., cache_data=False)` none of whose callers sets it), a cache after an endless `repeat()` (no count, `None` or `-1`, and no `take(n)` after it: its first pass never
 ends, so it never replays anything and the shuffle before it reshuffles on every pass), pipelines that are provably iterated once (`fit` with one epoch, `evaluate`,
 a single loop over the data, with no `repeat()` after the cache), pipelines consumed only for
 evaluation, inference or inspection (their order does not matter), and, with no consumer in sight,

@@ -7,7 +7,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
-from tflint_perf.analysis.loops import HANDFUL, StepLoops, looks_at_few, short_literal_loop
+from tflint_perf.analysis.loops import FEW_CALLS, HANDFUL, StepLoops, looks_at_few, short_literal_loop
 from tflint_perf.analysis.keras_models import KerasModels
 from tflint_perf.analysis.model import CallSite
 from tflint_perf.analysis.names import dotted_text
@@ -18,6 +18,36 @@ from tflint_perf.text.diagnostics import SAFE, Finding, FixPlan, NodeEdit
 from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid, call_method_span
 
 _KERAS = "import numpy as np\nfrom tensorflow import keras\n\nmodel = keras.models.load_model('m.keras')\n"
+# jonkrohn/DLTFpT's GAN notebook: a functional generator; `{guarded}` is the sample grid plotted in the loop.
+_GAN_GRID = (
+    "import numpy as np\nfrom tensorflow.keras.models import Model, load_model\nfrom tensorflow.keras.layers import Input, Dense\n"
+    "from matplotlib import pyplot as plt\n\ndef build_generator(latent_dim=32):\n    noise = Input((latent_dim,))\n"
+    "    return Model(inputs=noise, outputs=Dense(784)(noise))\n\ngenerator = build_generator()\n"
+    "discriminator = load_model('discriminator.keras')\nadversarial_model = load_model('adversarial.keras')\n\n"
+    "def train(epochs=2000, batch=128, z_dim=32):\n    for i in range(epochs):\n"
+    "        real_imgs = data[np.random.choice(data.shape[0], batch, replace=False)]\n"
+    "        {fake}\n        discriminator.train_on_batch(np.concatenate((real_imgs, fake_imgs)), y)\n"
+    "        adversarial_model.train_on_batch(np.random.uniform(-1.0, 1.0, size=[batch, z_dim]), y[:batch])\n"
+    "        if (i + 1) % 100 == 0:\n            noise = np.random.uniform(-1.0, 1.0, size=[16, z_dim])\n"
+    "            gen_imgs = {grid}\n            for k in range(gen_imgs.shape[0]):\n"
+    "                plt.subplot(4, 4, k + 1)\n                plt.imshow(gen_imgs[k, :, :, 0], cmap='gray')\n"
+    "            plt.show()\n\ntrain()\n"
+)
+_GAN_FAKES = "fake_imgs = generator.predict(np.random.uniform(-1.0, 1.0, size=[batch, z_dim]))"
+_GAN_FAKES_CALLED = "fake_imgs = generator(np.random.uniform(-1.0, 1.0, size=[batch, z_dim]), training=False)"
+# snowkylin/tensorflow-handbook's Q-learning: the model subclass defines its own `predict` (a direct call).
+_OWN_PREDICT = (
+    "import numpy as np\nimport tensorflow as tf\n\nclass QNetwork(tf.keras.Model):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.dense = tf.keras.layers.Dense(units=2)\n\n"
+    "    def call(self, inputs):\n        return self.dense(inputs)\n\n"
+    "{predict}model = QNetwork()\noptimizer = tf.keras.optimizers.Adam(1e-3)\nfor episode_id in range(500):\n"
+    "    state = env.reset()\n    for t in range(1000):\n"
+    "        action = model.predict(np.expand_dims(state, axis=0)).numpy()[0]\n"
+    "        state, reward, done, info = env.step(action)\n        with tf.GradientTape() as tape:\n"
+    "            loss = tf.reduce_mean(model(state[None]))\n"
+    "        optimizer.apply_gradients(zip(tape.gradient(loss, model.variables), model.variables))\n"
+)
+_ARGMAX_PREDICT = "    def predict(self, inputs):\n        return tf.argmax(self(inputs), axis=-1)\n\n"
 # A2C's shape: a model subclass whose method predicts, and an agent whose rollout loop calls it.
 _A2C_HEAD = (
     "import numpy as np\nimport tensorflow as tf\n\nclass Policy(tf.keras.Model):\n"
@@ -160,9 +190,14 @@ bindings reaching the top-level calls that lead to it; for a function this file 
 callback's helper, the last top-level binding: `model = Model(model.input, output)` after `model =
 build_transformer_model(...)`), `keras_hub.models.X.from_preset(...)`, or a parameter that
 every same-file caller passes a model for. `clf.predict(x)` of scikit-learn, or a `model`
-parameter of a function nobody in the file calls, is not reported.
+parameter of a function nobody in the file calls, is not reported, nor a model whose class (or a
+first-party base) defines its own `predict` (`def predict(self, x): return tf.argmax(self(x), -1)`: a
+direct call, no Keras prediction loop). An input drawn at random where it is passed
+(`generator.predict(np.random.uniform(-1, 1, size=[batch, z_dim]))`) changes every iteration.
 
-Not reported: loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
+Not reported: a loop whose body ends in `break` (it runs once: `for x, y in test_iter: pred =
+model.predict(x); print(pred.shape); break`), a call under `if step % N == 0:` with N at least 10 (a sample
+grid plotted every hundred steps spreads one set-up over N steps), loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
 draws what it computes unless it also trains, as a gym episode loop calling `env.render()` and fitting
 the agent does (a Keras model's `fit` / `train_on_batch`, a TensorFlow optimizer's `minimize` /
 `apply_gradients`; a scikit-learn estimator's `fit` or scipy's `minimize` trains nothing),
@@ -221,6 +256,12 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     )
 
     valid = (
+        # The sample grid a GAN's loop plots every hundred steps: periodic display, one set-up per 100 steps.
+        Valid(_GAN_GRID.format(fake=_GAN_FAKES_CALLED, grid="generator.predict(noise)")),
+        # The model's class defines its own `predict` (a direct call, then argmax): not Keras' predict loop.
+        Valid(_OWN_PREDICT.format(predict=_ARGMAX_PREDICT)),
+        # Dive-into-DL's FCN: the loop breaks after the first batch, predicted to check shapes: it runs once.
+        Valid(_KERAS + "for X, Y in iter(test_iter):\n    pred = model.predict(X)\n    print(X.shape, pred.shape)\n    break\n"),
         # A trained agent's episodes drawn step by step (`env.render()`), nothing trained: a demo.
         Valid(_DEMO),
         # Plotting loops whose `fit` / `minimize` belong to scikit-learn and scipy, not to TensorFlow.
@@ -317,6 +358,13 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         ),
     )
     invalid = (
+        # The GAN's fakes, fresh noise predicted every one of 2,000 steps (the grid every 100th is not reported).
+        Invalid(_GAN_GRID.format(fake=_GAN_FAKES, grid="generator.predict(noise)")),
+        # Keras' own predict on the same subclass, once per environment step.
+        Invalid(_OWN_PREDICT.format(predict=""), fixed=_OWN_PREDICT.format(predict="").replace(
+            "model.predict(", "model.predict_on_batch(")),
+        # A loop that breaks only on some condition runs over the data.
+        Invalid(_KERAS + "for X, Y in iter(test_iter):\n    pred = model.predict(X)\n    if pred.max() > 0.9:\n        break\n"),
         # A GAN trainer: the generator and the batch size (64) unpacked from tuples the caller packs.
         Invalid(_GAN.replace("BATCH", "64")),
         # The agent's `act` is inherited from the base of every class the agent may be, and the agent
@@ -549,8 +597,8 @@ file calls, or that is called from elsewhere with other sizes than the callers i
             if size not in (ONE, FEW):
                 continue
             models = models or KerasModels(model)
-            if not models.is_model_site(func.value, site):
-                continue
+            if not models.is_model_site(func.value, site) or models.defines_own(func.value, site, func.attr.value):
+                continue  # not a Keras model, or its class's own `predict` (`tf.argmax(self(x), -1)`)
             what = "on one sample" if size == ONE else "on one sample or a small batch"
             message = (
                 f"`{dotted_text(func) or 'predict'}` {what} {where} sets up a whole prediction loop for every call; "
@@ -561,6 +609,8 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
             return None  # a look at a few samples, inside or around
+        if any((loops.every_nth(loop, site.statement or site.node, site.function) or 0) >= FEW_CALLS for loop in site.loops):
+            return None  # `if step % 100 == 0:` a sample grid plotted: the set-up spread over a hundred steps
         if site.function is not None and tf_function_decorator(loops.model, site.function) is not None:
             return None  # Keras refuses `predict` inside a tf.function: the code fails before it is slow
         runs = loops.runs_in_all(site)

@@ -20,6 +20,18 @@ _STEP = (
     "import tensorflow as tf\n\n@tf.function\ndef train_step(x, step):\n"
     "    return x * tf.cast(step, tf.float32)\n\n"
 )
+# sayakpaul/PAWS-TF's multi-crop loader: eight maps built once, each with one of two constant scales.
+_MULTICROP = (
+    "import tensorflow as tf\n\nSIZE_CROPS = [32, 18]\nNUM_CROPS = [2, 6]\nGLOBAL_SCALE = [0.75, 1.0]\n"
+    "LOCAL_SCALE = [0.3, 0.75]\n\n@tf.function\ndef random_resize_distort_crop(image, scale, crop_size):\n"
+    "    size = tf.random.uniform((), scale[0] * 48, scale[1] * 48)\n"
+    "    return tf.image.resize(tf.image.random_crop(image, (size, size, 3)), (crop_size, crop_size))\n\n"
+    "def get_multicrop_loader(ds):\n    loaders = tuple()\n    for i, num_crop in enumerate(NUM_CROPS):\n"
+    "        for _ in range(num_crop):\n            if SIZE_CROPS[i] == 32:\n                scale = GLOBAL_SCALE\n"
+    "            else:\n                scale = {local}\n"
+    "            loader = ds.map(lambda x: random_resize_distort_crop(x, scale, SIZE_CROPS[i]))\n"
+    "            loaders += (loader,)\n    return tf.data.Dataset.zip(loaders)\n"
+)
 # Uses of a parameter that make it drive tracing: converting it to a tensor changes what is traced.
 _PYTHON_USES = frozenset({"range", "len", "int", "float", "bool", "str"})
 
@@ -90,6 +102,8 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
     )
 
     valid = (
+        # Two scales, constant lists bound to `scale`: two traces in all, none per step.
+        Valid(_MULTICROP.format(local="LOCAL_SCALE")),
         # TF Text's text generation: `states` is None on the first call and the GRU state tensors the
         # tf.function returned after it (or a reloaded SavedModel's function): two traces in all.
         Valid(
@@ -133,6 +147,8 @@ it in an `if` or `while`, or when the argument is a string. An alternative is
         ),
     )
     invalid = (
+        # A scale computed in the loop is a new Python value, a new trace, on every iteration.
+        Invalid(_MULTICROP.format(local="[0.3, 0.3 + 0.05 * _]")),
         # None first, then a Python count made from what the tf.function returned: a new value every step.
         Invalid(
             "import tensorflow as tf\n\n@tf.function\ndef step(x, n=None):\n    return x\n\n"

@@ -23,6 +23,14 @@ _BUILD = (
     "def build(units):\n    model = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])\n"
     "    model.compile(optimizer='adam', loss='mse')\n    return model\n\n"
 )
+_K_FOLD = (
+    "def get_net():\n    net = keras.models.Sequential()\n    net.add(keras.layers.Dense(1))\n    return net\n\n"
+    "def k_fold(k, x, y, num_epochs, learning_rate, batch_size):\n    for i in range(k):\n"
+    "        data = get_k_fold_data(k, i, x, y)\n        net = get_net()\n"
+    "        net.compile(loss='msle', optimizer=keras.optimizers.Adam(learning_rate))\n"
+    "        net.fit(data[0], data[1], validation_data=(data[2], data[3]), epochs=num_epochs, batch_size=batch_size)\n\n"
+    "k, num_epochs, lr, batch_size = {k}, 100, 5, 64\nk_fold(k, train_features, train_labels, num_epochs, lr, batch_size)\n"
+)
 _BUILTINS = frozenset(dir(builtins))
 _CLEARS = frozenset({"clear_session", "reset_default_graph"})
 _HOIST = "create it once, before the loop, and pass what changes as arguments"
@@ -138,6 +146,8 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
             "    model = build(units)\n    model.fit(x, y)\n"
         ),
         Valid(_KERAS + _BUILD + "for units in (16, 32):\n    model = build(units)\n    model.fit(x, y)\n"),
+        # Dive-into-DL's house prices: k = 5 folds, its settings unpacked from one tuple and passed to a helper.
+        Valid(_KERAS + _K_FOLD.format(k=5)),
         # k-fold cross-validation with k = 4 folds; an ensemble whose models are kept.
         Valid(_KERAS + _BUILD + "k = 4\nfor fold in range(k):\n    model = build(32)\n    model.fit(x, y)\n"),
         # k-fold cross-validation with scikit-learn's 5 folds (a notebook of jeffheaton/t81_558_deep_learning),
@@ -182,6 +192,8 @@ needs the builder in the same file (or `keras.Sequential` / `keras.Model` in the
         ),
     )
     invalid = (
+        # The same helper run over 50 folds: more models than a handful.
+        Invalid(_KERAS + _K_FOLD.format(k=50)),
         # Five folds per call, called for six learning rates: 30 models.
         Invalid(
             _KERAS + _BUILD + "from sklearn.model_selection import KFold\n\ndef run_cv(lr):\n"

@@ -21,9 +21,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
+from tflint_perf.analysis.loops import breaks_after_first
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
-from tflint_perf.analysis.pipelines.syntax import block_statements, only_looked_at
+from tflint_perf.analysis.pipelines.syntax import only_looked_at
 from tflint_perf.analysis.pipelines.summaries import substitute
 from tflint_perf.analysis.pipelines.values import (
     Consumption,
@@ -325,10 +326,12 @@ class ConsumerRecognition:
                              "validation")
 
     def eval_loop_iterable(self, loop: cst.For) -> Value:
-        """What a ``for`` loop iterates. ``for x in tfe.Iterator(ds):`` reads ``ds`` through the loop alone,
-        so what the loop's body does decides what for (``_consume_by_loop`` evaluates the argument)."""
+        """What a ``for`` loop iterates. ``for x in tfe.Iterator(ds):`` and ``for x in iter(ds):`` read ``ds``
+        through the loop alone, as ``for x in ds:`` does, so what the loop's body does decides what for
+        (``_consume_by_loop`` evaluates the argument): not the training read a bare ``iter(ds)`` is."""
         target = loop.iter
-        if isinstance(target, cst.Call) and self.model.call_name(target) in EAGER_ITERATORS:
+        if isinstance(target, cst.Call) and (self.model.call_name(target) in EAGER_ITERATORS
+                                             or (isinstance(target.func, cst.Name) and target.func.value == "iter")):
             return None
         return self._eval_looped(target)
 
@@ -374,9 +377,8 @@ class ConsumerRecognition:
     def _is_inspection_loop(self, loop: cst.For, value: Pipeline) -> bool:
         if all(ends_with_literal_take(state) for state in value.states):
             return True
-        body = block_statements(loop.body)
-        if body and isinstance(body[-1], cst.SimpleStatementLine) and isinstance(body[-1].body[-1], cst.Break):
-            return True
+        if breaks_after_first(loop):
+            return True  # `for x, y in ds: print(x.shape); break`: the first element looked at
         calls = self.analysis._loop_calls.get(loop, [])
         # `item[1].numpy()`: a method of a subscript has no dotted name, but its own name says what it does
         names = [self.model.call_name(call) or dotted_text(call.func) or _method_name(call) for call in calls]

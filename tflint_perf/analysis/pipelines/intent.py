@@ -28,6 +28,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, int_literal, keyword_argument, keyword_value
 from tflint_perf.analysis.loops import FEW_CALLS, counts_epochs
+from tflint_perf.analysis.dead_code import never_called
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.analysis.names import assigned_name, dotted_text, name_uses
 from tflint_perf.analysis.pipelines.consumption import ends_with_literal_take, smoke_run
@@ -217,6 +218,8 @@ class PipelineIntent:
         training), or no consumer is in sight and its names and content do not say otherwise."""
         if self.discarded(call):
             return False  # `dataset.map(augment)` on a line of its own: nothing ever runs it
+        if never_called(self.model, self.scope_of(call)):  # type: ignore[attr-defined]
+            return False  # built in a function nothing in the project names: dead code
         consumptions = self.consumptions_of(call)
         if not consumptions and self.unread(call, filename):
             return False  # `aug_ds = train_ds.map(augment)`, never read again: a demonstration, dead code

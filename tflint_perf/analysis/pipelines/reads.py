@@ -13,7 +13,9 @@ a module constant) and together they read at most ``FEW_CALLS`` elements; reads 
   leaves it unknown);
 - a TF1 iterator (``make_one_shot_iterator``, ``make_initializer``): its elements are read by the
   module's session runs (``sess.run``, ``t.eval()``), so those are counted, and at least one must
-  be in a loop (none means a framework or another module runs the steps).
+  be in a loop (none means a framework or another module runs the steps); in a module that runs no
+  session, one made at module level is eager (TF2's ``tf.compat.v1`` spelling) and its ``get_next()``
+  calls are its reads, counted as ``next(it)`` is.
 
 ``few_reads`` answers with the purpose to record: inspection when a reading loop plots, else one-off.
 """
@@ -26,6 +28,7 @@ from typing import Iterable, List, Optional
 
 import libcst as cst
 
+from tflint_perf.analysis.debugging import module_trains
 from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
 from tflint_perf.analysis.model import CallSite, ModuleModel
 from tflint_perf.analysis.purpose import Purpose, purpose_of_names
@@ -44,13 +47,19 @@ class IteratorReads:
     def few_reads(self, call: cst.Call, tf1: bool) -> Optional[Purpose]:
         """The purpose of an iterator made at ``call`` (``iter(ds)``; with ``tf1``, a TF1 iterator)
         when it is read a few times only; None when it may be read more, or the code does not say."""
-        if tf1:
-            return self._session_runs
         site = self.model.site_of(call)
+        if tf1 and (self._runs or site is None or site.function is not None):
+            return self._session_runs
+        # A TF1 iterator made at module level in a module that runs no session (a TF2 notebook's
+        # `make_one_shot_iterator(ds)`, then `item = iterator.get_next()`; `print(item.numpy())`): eager, so
+        # each `get_next()` reads an element itself, as `next(it)` does. In graph code with no session here,
+        # nothing in the module runs it either; one made in a function may feed a framework (an `input_fn`).
         name = _assigned_name(site, call)
         if site is None or name is None:
             return None
         reads = self._reads.get(name, [])
+        if tf1 and not reads:
+            return self._session_runs  # read nowhere here: another module's session, or a framework, may
         # Each use of the name is an assignment of it or a read in the same scope: nothing else sees it.
         found_scope, bindings = self.model.scope_bindings(name, site.function)
         if found_scope is not site.function or any(binding.kind != "assign" for binding in bindings) \
@@ -146,6 +155,8 @@ class IteratorReads:
         looped = [site for site in self._runs if self._looped(site)]
         if not looped:
             return None
+        if all(self._reads_out_elements(site) for site in looped) and not module_trains(self.model):
+            return Purpose.ONE_OFF  # FixMatch's create_split.py: each batch's labels fetched into lists, then written
         found = []
         for site in looped:
             names = site.function.enclosing_names(classes=False) if site.function is not None else []
@@ -155,6 +166,28 @@ class IteratorReads:
                 return None
             found.append(purpose)
         return Purpose.INSPECTION if all(p is Purpose.INSPECTION for p in found) else Purpose.EVALUATION
+
+    def _reads_out_elements(self, site: CallSite) -> bool:
+        """A session run that fetches nothing but a TF1 iterator's elements (names bound to ``get_next()``)
+        and feeds nothing: the pipeline's values go to Python, not to a step. In a module that trains
+        nothing (``debugging.module_trains``) that is a pass reading the data out (collecting labels,
+        writing records); a step on another module's train op would fetch that op, or feed it."""
+        if any(arg.keyword is not None and arg.keyword.value == "feed_dict" for arg in site.node.args) \
+                or len([arg for arg in site.node.args if arg.keyword is None]) > 1:
+            return False
+        fetches = run_fetches(site.node)
+        if not isinstance(fetches, (cst.Name, cst.List, cst.Tuple)) or site.node.func.attr.value != "run":  # type: ignore[union-attr]
+            return False
+        leaves = [fetches] if isinstance(fetches, cst.Name) else [element.value for element in fetches.elements]  # type: ignore[union-attr]
+        return bool(leaves) and all(isinstance(leaf, cst.Name) and self._element_name(leaf.value, site) for leaf in leaves)
+
+    def _element_name(self, name: str, site: CallSite) -> bool:
+        """Every binding of ``name`` where ``site`` reads it is ``... .get_next()``."""
+        bindings = self.model.scope_bindings(name, site.function)[1]
+        return bool(bindings) and all(
+            binding.kind == "assign" and isinstance(binding.value, cst.Call)
+            and isinstance(binding.value.func, cst.Attribute) and binding.value.func.attr.value == "get_next"
+            for binding in bindings)
 
     def _few(self, reads: Iterable[CallSite], require_loop: bool) -> Optional[Purpose]:
         total, looped, plots = 0, False, False
