@@ -22,7 +22,8 @@ import json
 import textwrap
 from pathlib import Path
 
-from tests.conftest import lint, run_cli
+from tests.conftest import lint, model_of, run_cli
+from tflint_perf.analysis.purpose import Purpose
 
 
 def found(source: str, select):
@@ -696,13 +697,26 @@ DISTRIBUTED = """
 """
 
 
+def _distributed_purposes(source: str):
+    model = model_of(textwrap.dedent(source))
+    return [(c.kind, c.purpose, c.distributed) for c in model.pipelines.consumptions]
+
+
 def test_a_distributed_dataset_looped_over_for_prediction_is_not_training():
-    assert found(DISTRIBUTED, ["TFP101"]) == [(5, "TFP101")]
+    assert _distributed_purposes(DISTRIBUTED) == [
+        ("distribute", Purpose.TRAINING, True), ("distribute", Purpose.EVALUATION, True)]
 
 
 def test_a_distributed_dataset_with_no_loop_in_sight_is_still_training():
     source = DISTRIBUTED.split("    def predict")[0]
-    assert found(source, ["TFP101"]) == [(5, "TFP101"), (10, "TFP101")]
+    assert _distributed_purposes(source) == [
+        ("distribute", Purpose.TRAINING, True), ("distribute", Purpose.TRAINING, True)]
+
+
+def test_a_distributed_dataset_needs_no_prefetch_of_its_own():
+    """The strategy's distributed iterator prefetches onto each device (the distributed-input guide)."""
+    assert found(DISTRIBUTED, ["TFP101"]) == []
+    assert found(DISTRIBUTED.split("    def predict")[0], ["TFP101"]) == []
 
 
 # -- bound to a name nothing reads ---------------------------------------------------------------
@@ -744,3 +758,28 @@ def test_a_notebook_pipeline_read_later_is_reported():
 def test_a_module_pipeline_may_be_imported_when_checked_alone():
     # A Python module's module-level `housing` may be imported as `from recipes import housing`: reported.
     assert (11, "TFP102") in found(RECIPES, ["TFP102"])
+
+
+# tensorflow/workshops amld 2_keras.ipynb: the model is first built without a strategy, then rebuilt in a
+# TPUStrategy's scope cells later; the `with` body always runs, so the rebuilt model is the one `fit` reads.
+REBUILT_IN_SCOPE = """
+    import tensorflow as tf
+    train_ds = tf.data.TFRecordDataset(files).map(parse).batch(64).repeat()
+    linear_model = tf.keras.Sequential()
+    linear_model.fit(train_ds.prefetch(1), epochs=3, steps_per_epoch=100)
+    strategy = tf.distribute.experimental.TPUStrategy(tpu)
+    with strategy.scope():
+        linear_model = tf.keras.Sequential()
+    linear_model.fit(train_ds, epochs=3, steps_per_epoch=100)
+"""
+
+
+def test_a_model_rebuilt_in_a_strategy_scope_reads_through_the_strategy():
+    assert found(REBUILT_IN_SCOPE, ["TFP101"]) == []
+
+
+def test_a_model_rebuilt_after_the_strategy_scope_does_not():
+    source = REBUILT_IN_SCOPE.replace(
+        "        linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,",
+        "        pass\n    linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,")
+    assert found(source, ["TFP101"]) == [(3, "TFP101")]

@@ -104,6 +104,17 @@ _KERAS_TOY = (
     "model.fit(ds, epochs=100)\n"
 )
 
+# snowkylin/tensorflow-handbook distributed/multi_gpu.py: `{strategy}` holds the strategy the model is built in.
+_STRATEGY_FIT = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{strategy}\n"
+    "def resize(image, label):\n    return tf.image.resize(image, [224, 224]) / 255.0, label\n"
+    "dataset = tfds.load('cats_vs_dogs', split='train', as_supervised=True)\n"
+    "dataset = dataset.map(resize).shuffle(1024).batch(64)\n"
+    "with strategy.scope():\n    model = tf.keras.applications.MobileNetV2(weights=None, classes=2)\n"
+    "    model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')\n"
+    "model.fit(dataset, epochs=5)\n"
+)
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -115,10 +126,17 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
-the distributed dataset evaluates or predicts), the `input_fn` given to
+loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
+
+A pipeline read through a `tf.distribute` strategy is not reported: the strategy's distributed
+iterator prefetches onto each device itself (the distributed-input guide). That is a dataset given to
+`strategy.experimental_distribute_dataset`, and one given to `fit` or `evaluate` of a model built inside
+`with strategy.scope():` of a `tf.distribute` strategy (`MirroredStrategy`, `TPUStrategy`,
+`MultiWorkerMirroredStrategy`, `OneDeviceStrategy`...; analysis/distribution.py), whose data handler
+distributes it. A strategy name that may also be the default strategy (`get_strategy()` off a TPU),
+DTensor, Horovod and hand-placed `tf.device` loops prefetch nothing for the user: still reported.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
 `train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
@@ -242,6 +260,21 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # A model built in a tf.distribute strategy's scope: `fit` distributes the dataset, and the
+        # strategy's iterator prefetches onto each device (MirroredStrategy, TPUStrategy, MultiWorker...).
+        Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()")),
+        Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.experimental.TPUStrategy(tpu)")),
+        # tensorflow/docs distribute/keras.ipynb: validation every epoch, under the same strategy.
+        Valid("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+              "train = tf.data.TFRecordDataset(a).map(parse, 4).batch(64)\n"
+              "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(64)\n"
+              "with strategy.scope():\n    model = build_model()\n"
+              "model.fit(train, validation_data=val, epochs=12)\n"),
+        # A custom loop over `experimental_distribute_dataset`: the distributed iterator prefetches.
+        Valid("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+              "ds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64)\n"
+              "dist = strategy.experimental_distribute_dataset(ds)\nfor epoch in range(10):\n"
+              "    for x in dist:\n        strategy.run(train_step, args=(x,))\n"),
         # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
         Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
         Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
@@ -360,6 +393,23 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # The Kaggle idiom: off a TPU the strategy is the default one, which distributes nothing.
+        Invalid(
+            _STRATEGY_FIT.format(strategy="try:\n    strategy = tf.distribute.TPUStrategy(tpu)\n"
+                                 "except ValueError:\n    strategy = tf.distribute.get_strategy()"),
+            fixed=_STRATEGY_FIT.format(strategy="try:\n    strategy = tf.distribute.TPUStrategy(tpu)\n"
+                                       "except ValueError:\n    strategy = tf.distribute.get_strategy()").replace(
+                ".batch(64)\n", ".batch(64).prefetch(tf.data.AUTOTUNE)\n"),
+        ),
+        # A model built outside the scope (the strategy is only created), and a hand-placed device loop:
+        # nothing prefetches for the user.
+        Invalid(
+            _STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()").replace(
+                "with strategy.scope():\n    model", "with tf.device('/gpu:0'):\n    model"),
+            fixed=_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()").replace(
+                "with strategy.scope():\n    model", "with tf.device('/gpu:0'):\n    model").replace(
+                ".batch(64)\n", ".batch(64).prefetch(tf.data.AUTOTUNE)\n"),
+        ),
         # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
         Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
             cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),
@@ -562,6 +612,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         for consumption in pipelines.consumptions_for(self.purposes):
             if named_otherwise and not pipelines.trains_whatever_the_path(consumption):
                 continue
+            if consumption.distributed:
+                continue  # a tf.distribute strategy's iterator prefetches onto each device itself
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue
