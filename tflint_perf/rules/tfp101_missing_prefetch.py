@@ -115,6 +115,20 @@ _STRATEGY_FIT = (
     "model.fit(dataset, epochs=5)\n"
 )
 
+# wizyoung/YOLOv3_TensorFlow train.py: a reinitializable TF1 iterator switched to the validation pipeline
+# by `sess.run(val_init_op)` {where}; `val.prefetch(4)` alone discards its result.
+_REINITIALIZED = (
+    "import tensorflow as tf\ntrain = tf.data.TextLineDataset(a).batch(8).map(load, 4).prefetch(4)\n"
+    "val = tf.data.TextLineDataset(b).batch(1).map(load, 4)\nval.prefetch(4)\n"
+    "iterator = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)\n"
+    "train_init_op = iterator.make_initializer(train)\nval_init_op = iterator.make_initializer(val)\n"
+    "x, y = iterator.get_next()\ntrain_op = tf.train.AdamOptimizer(1e-3).minimize(loss_of(model(x), y))\n"
+    "with tf.Session() as sess:\n    for epoch in range(100):\n        sess.run(train_init_op)\n"
+    "        for step in range(1000):\n            sess.run(train_op)\n{val}"
+)
+_VAL_EVERY_EPOCH = "        sess.run(val_init_op)\n        for j in range(500):\n            sess.run(loss)\n"
+_VAL_ONCE = "    sess.run(val_init_op)\n    for j in range(500):\n        sess.run(loss)\n"
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -141,7 +155,9 @@ DTensor, Horovod and hand-placed `tf.device` loops prefetch nothing for the user
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
 `train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
-or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
+or a `for x, y in test_ds:` loop inside the loop that trains, or a TF1 reinitializable iterator switched
+to the validation pipeline (`sess.run(val_init_op)`) inside the loop that trains (a `val_ds.prefetch(n)`
+whose result is discarded prefetches nothing: the pipeline the iterator reads is the one bound to the name). Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 and at most 1,000 elements where a map before a written batch size makes each element work: ten batches
 of 1,000 decoded images are reported, three batches of 5,000 in-memory rows mapped once per batch are not;
@@ -260,6 +276,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # Validation once, after the training loop: evaluation run once.
+        Valid(_REINITIALIZED.format(where="after training", val=_VAL_ONCE)),
         # A model built in a tf.distribute strategy's scope: `fit` distributes the dataset, and the
         # strategy's iterator prefetches onto each device (MirroredStrategy, TPUStrategy, MultiWorker...).
         Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()")),
@@ -393,6 +411,10 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # Validation switched to in every epoch; the discarded `val.prefetch(4)` prefetches nothing.
+        Invalid(_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH),
+                fixed=_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH).replace(
+                    ".batch(1).map(load, 4)\n", ".batch(1).map(load, 4).prefetch(tf.data.AUTOTUNE)\n")),
         # The Kaggle idiom: off a TPU the strategy is the default one, which distributes nothing.
         Invalid(
             _STRATEGY_FIT.format(strategy="try:\n    strategy = tf.distribute.TPUStrategy(tpu)\n"
