@@ -26,8 +26,8 @@ from tests.conftest import lint, model_of, run_cli
 from tflint_perf.analysis.purpose import Purpose
 
 
-def found(source: str, select):
-    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename="input_pipeline.py"))
+def found(source: str, select, filename: str = "input_pipeline.py"):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename=filename))
 
 
 # -- built for training, consumed elsewhere -----------------------------------------------------
@@ -783,3 +783,33 @@ def test_a_model_rebuilt_after_the_strategy_scope_does_not():
         "        linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,",
         "        pass\n    linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,")
     assert found(source, ["TFP101"]) == [(3, "TFP101")]
+
+
+# tf-estimator-tutorials model_evaluation_pipeline/trainer/model.py: the babyweight trainer (TF 1.x) of a
+# project about model evaluation. The name nearest the module (`trainer/`) says what it is for.
+BABYWEIGHT = """
+    import tensorflow as tf
+    def read_dataset(prefix, mode, batch_size):
+        def _input_fn():
+            dataset = tf.data.TextLineDataset(tf.gfile.Glob(prefix)).map(decode_csv)
+            if mode == tf.estimator.ModeKeys.TRAIN:
+                num_epochs = None
+                dataset = dataset.shuffle(buffer_size=10 * batch_size)
+            else:
+                num_epochs = 1
+            dataset = dataset.repeat(num_epochs).batch(batch_size)
+            return dataset.make_one_shot_iterator().get_next()
+        return _input_fn
+    def train_and_evaluate(output_dir):
+        train_spec = tf.estimator.TrainSpec(input_fn=read_dataset('train', tf.estimator.ModeKeys.TRAIN, 512),
+                                            max_steps=10000)
+        tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+"""
+
+
+def test_a_trainer_package_inside_an_evaluation_project_is_training_code():
+    assert found(BABYWEIGHT, ["TFP101"], filename="model_evaluation_pipeline/trainer/model.py") == [(11, "TFP101")]
+
+
+def test_an_evaluation_module_inside_a_trainer_package_is_not():
+    assert found(BABYWEIGHT, ["TFP101"], filename="trainer/evaluation/model.py") == []
