@@ -22,7 +22,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from tests.conftest import lint, model_of, run_cli
+from tests.conftest import lint, model_of, run_cli, write_project
 from tflint_perf.analysis.purpose import Purpose
 
 
@@ -813,3 +813,39 @@ def test_a_trainer_package_inside_an_evaluation_project_is_training_code():
 
 def test_an_evaluation_module_inside_a_trainer_package_is_not():
     assert found(BABYWEIGHT, ["TFP101"], filename="trainer/evaluation/model.py") == []
+
+
+# calmisential/Basic_CNNs_TensorFlow2: prepare_data.py returns the train/valid/test pipelines; train.py
+# loops over the validation pipeline inside its epoch loop, evaluate.py reads the test one once.
+PREPARE = """\
+import tensorflow as tf
+
+
+def generate_datasets():
+    train = tf.data.TFRecordDataset("train.tfrecord").map(parse).batch(8).prefetch(1)
+    valid = tf.data.TFRecordDataset("valid.tfrecord").map(parse).batch(8)
+    test = tf.data.TFRecordDataset("test.tfrecord").map(parse).batch(8)
+    return train, valid, test
+"""
+IMPORTER_EPOCH_LOOP = """\
+import tensorflow as tf
+from prepare_data import generate_datasets
+
+train, valid, test = generate_datasets()
+for epoch in range(50):
+    for images, labels in train:
+        train_step(images, labels)
+{validation}
+"""
+
+
+def test_a_pipeline_looped_over_every_epoch_in_an_importer_is_as_hot_as_training(tmp_path):
+    root = write_project(tmp_path, {"prepare_data.py": PREPARE, "train.py": IMPORTER_EPOCH_LOOP.format(
+        validation="    for images, labels in valid:\n        valid_step(images, labels)")})
+    assert [f for f in project_findings(root) if f[2] == "TFP101"] == [("prepare_data.py", 6, "TFP101")]
+
+
+def test_a_pipeline_evaluated_once_after_training_in_an_importer_is_not(tmp_path):
+    root = write_project(tmp_path, {"prepare_data.py": PREPARE, "train.py": IMPORTER_EPOCH_LOOP.format(
+        validation="for images, labels in valid:\n    valid_step(images, labels)")})
+    assert [f for f in project_findings(root) if f[2] == "TFP101"] == []

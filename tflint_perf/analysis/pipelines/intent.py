@@ -91,6 +91,7 @@ class PipelineIntent:
     iterated_once: Callable[[Consumption], bool]
     loop_purpose: Callable[[cst.CSTNode], Purpose]
     built_for: Callable[[cst.Call], Purpose]
+    consumed_in: Callable[[Consumption], Optional[tuple]]  # AcrossModules'
     randomises: Callable[[Op], bool]
 
     def every_epoch(self, consumption: Consumption) -> bool:
@@ -105,6 +106,11 @@ class PipelineIntent:
             known = self.model.step_loops.fixed_integer  # type: ignore[attr-defined]
             return not self.iterated_once(consumption) and not validates_rarely(fit, known, _batch_size(consumption, known)) \
                 and not smoke_run(self.model, fit)
+        there = self.consumed_in(consumption)
+        if there is not None:
+            # `for features in valid_dataset:` in train.py's epoch loop, over `generate_datasets()` of
+            # prepare_data.py: the importer sees the loops around its own consumers.
+            return there[0].every_epoch(there[1])  # type: ignore[attr-defined]
         if consumption.kind == "iterator" and consumption.purpose is Purpose.EVALUATION:
             # TF1's reinitializable iterator switched to the validation pipeline by `sess.run(val_init_op)`
             # inside the epoch loop: each such run starts a pass the session then reads, step by step.
