@@ -849,3 +849,44 @@ def test_a_pipeline_evaluated_once_after_training_in_an_importer_is_not(tmp_path
     root = write_project(tmp_path, {"prepare_data.py": PREPARE, "train.py": IMPORTER_EPOCH_LOOP.format(
         validation="for images, labels in valid:\n    valid_step(images, labels)")})
     assert [f for f in project_findings(root) if f[2] == "TFP101"] == []
+
+
+# TrickyGo/Dive-into-DL-TensorFlow2.0: a notebook in code/chapter09/ puts `..` on sys.path and imports the
+# book's helper package from code/, whose __init__ re-exports utils wholesale (`from .utils import *`).
+HELPER = """\
+import tensorflow as tf
+
+
+def getVOCSegDataset(features, labels):
+    dataset = tf.data.Dataset.from_tensor_slices((features, labels))
+    return dataset.map(normalize_and_lookup_labels)
+"""
+CHAPTER = """\
+import sys
+sys.path.append("..")
+import tensorflow as tf
+import d2lzh_tensorflow2 as d2lzh
+
+voc_train = d2lzh.getVOCSegDataset(features, labels).shuffle(1024).batch(16)
+net.fit(voc_train, epochs=5)
+"""
+
+
+def test_a_helper_package_on_a_relative_sys_path_and_re_exported_by_star_is_followed(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
+    (tmp_path / "code" / "chapter09").mkdir()
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
+    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER)
+    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == [("code/chapter09/fcn.py", 6, "TFP101")]
+
+
+def test_without_the_sys_path_entry_the_helper_is_not_first_party(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
+    (tmp_path / "code" / "chapter09").mkdir()
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
+    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER.replace('sys.path.append("..")\n', ""))
+    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == []
