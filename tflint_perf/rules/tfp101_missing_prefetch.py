@@ -129,6 +129,21 @@ _REINITIALIZED = (
 _VAL_EVERY_EPOCH = "        sess.run(val_init_op)\n        for j in range(500):\n            sess.run(loss)\n"
 _VAL_ONCE = "    sess.run(val_init_op)\n    for j in range(500):\n        sess.run(loss)\n"
 
+# google-research/uda image/data.py: the supervised and unsupervised pipelines, {ending}, gathered by
+# `append` into a list that `Dataset.zip` pairs; the map after the zip only merges the feature dicts.
+_UDA = (
+    "import tensorflow as tf\ndef get_dataset(files, bsz):\n"
+    "    d = tf.data.TFRecordDataset(files).map(parser, num_parallel_calls=32).batch(bsz)\n"
+    "    return d{ending}\n"
+    "def input_fn(params):\n    datasets = []\n    datasets.append(get_dataset(sup_files, 64))\n"
+    "    if unsup_ratio > 0:\n        datasets.append(get_dataset(aug_files, 64 * unsup_ratio))\n"
+    "    def flatten_input(*features):\n        result = {{}}\n        for feature in features:\n"
+    "            for key in feature:\n                result[key] = feature[key]\n        return result\n"
+    "    if len(datasets) > 1:\n        dataset = tf.data.Dataset.zip(tuple(datasets))\n"
+    "        dataset = dataset.map(flatten_input)\n    else:\n        dataset = datasets[0]\n"
+    "    return dataset\nestimator.train(input_fn=input_fn, max_steps=400000)\n"
+)
+
 class MissingPrefetch(Rule):
     code = "TFP101"
     name = "missing-prefetch"
@@ -176,7 +191,7 @@ a train op (tensor2tensor's `generate_samples` yielding records to write, a loop
 metrics). The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
-`prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
+`prefetch` too (also when the parts were gathered by `append` into a list: `zip(tuple(datasets))`), do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
@@ -276,6 +291,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
     )
 
     valid = (
+        # Every zipped part already ends in a prefetch, and the map after the zip runs no op.
+        Valid(_UDA.format(ending=".prefetch(1)")),
         # Validation once, after the training loop: evaluation run once.
         Valid(_REINITIALIZED.format(where="after training", val=_VAL_ONCE)),
         # A model built in a tf.distribute strategy's scope: `fit` distributes the dataset, and the
@@ -411,6 +428,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_ZIPPED_PARAMETER.format(images="tf.data.Dataset.from_tensor_slices(images)")),
     )
     invalid = (
+        # Neither part is prefetched: the parse maps run in step with training.
+        Invalid(_UDA.format(ending=""), count=2),
         # Validation switched to in every epoch; the discarded `val.prefetch(4)` prefetches nothing.
         Invalid(_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH),
                 fixed=_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH).replace(
