@@ -890,3 +890,20 @@ def test_without_the_sys_path_entry_the_helper_is_not_first_party(tmp_path):
     (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
     (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER.replace('sys.path.append("..")\n', ""))
     assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == []
+
+
+# A helper that fits the model it is given inside a strategy's scope, called with the caller's pipeline.
+HELPER_FITS_IN_SCOPE = """
+    import tensorflow as tf
+    strategy = tf.distribute.MirroredStrategy()
+    def train(ds):
+        with strategy.scope():
+            model = build_model()
+        model.fit(ds, epochs=10)
+    train(tf.data.TFRecordDataset(files).map(parse, 4).batch(64))
+"""
+
+
+def test_a_helpers_fit_under_a_strategy_stays_distributed_at_its_callers():
+    assert found(HELPER_FITS_IN_SCOPE, ["TFP101"]) == []
+    assert found(HELPER_FITS_IN_SCOPE.replace("with strategy.scope():", "if True:"), ["TFP101"]) == [(8, "TFP101")]

@@ -389,16 +389,17 @@ class ConsumerRecognition:
         return True
 
     def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, purpose: Purpose,
-                role: str = "") -> None:
+                role: str = "", distributed: Optional[bool] = None) -> None:
         if isinstance(value, TupleValue):
             for item in value.items:
-                self.consume(node, kind, description, item, purpose, role)
+                self.consume(node, kind, description, item, purpose, role, distributed)
             return
         if not isinstance(value, Pipeline):
             return
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
-        distributed = self._through_strategy(node, kind)
+        if distributed is None:  # a helper's consumption applied at a call keeps what its own module saw
+            distributed = self._through_strategy(node, kind)
         if real:
             self.consumptions.append(Consumption(node, kind, description, real, purpose, role, distributed=distributed))
         if symbolic:
