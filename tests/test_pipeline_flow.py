@@ -84,11 +84,6 @@ FLOWS = {
         ds = tf.data.TFRecordDataset(files).batch(16)
         it = ds.make_one_shot_iterator()
     """,
-    "distribute": """
-        import tensorflow as tf
-        ds = tf.data.Dataset.range(8).batch(2)
-        dist = strategy.experimental_distribute_dataset(ds)
-    """,
     "dataset subclass": """
         import tensorflow as tf
         class MyData(tf.data.Dataset):

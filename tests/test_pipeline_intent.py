@@ -22,11 +22,12 @@ import json
 import textwrap
 from pathlib import Path
 
-from tests.conftest import lint, run_cli
+from tests.conftest import lint, model_of, run_cli, write_project
+from tflint_perf.analysis.purpose import Purpose
 
 
-def found(source: str, select):
-    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename="input_pipeline.py"))
+def found(source: str, select, filename: str = "input_pipeline.py"):
+    return sorted((d.location.row, d.code) for d in lint(textwrap.dedent(source), select, filename=filename))
 
 
 # -- built for training, consumed elsewhere -----------------------------------------------------
@@ -696,13 +697,26 @@ DISTRIBUTED = """
 """
 
 
+def _distributed_purposes(source: str):
+    model = model_of(textwrap.dedent(source))
+    return [(c.kind, c.purpose, c.distributed) for c in model.pipelines.consumptions]
+
+
 def test_a_distributed_dataset_looped_over_for_prediction_is_not_training():
-    assert found(DISTRIBUTED, ["TFP101"]) == [(5, "TFP101")]
+    assert _distributed_purposes(DISTRIBUTED) == [
+        ("distribute", Purpose.TRAINING, True), ("distribute", Purpose.EVALUATION, True)]
 
 
 def test_a_distributed_dataset_with_no_loop_in_sight_is_still_training():
     source = DISTRIBUTED.split("    def predict")[0]
-    assert found(source, ["TFP101"]) == [(5, "TFP101"), (10, "TFP101")]
+    assert _distributed_purposes(source) == [
+        ("distribute", Purpose.TRAINING, True), ("distribute", Purpose.TRAINING, True)]
+
+
+def test_a_distributed_dataset_needs_no_prefetch_of_its_own():
+    """The strategy's distributed iterator prefetches onto each device (the distributed-input guide)."""
+    assert found(DISTRIBUTED, ["TFP101"]) == []
+    assert found(DISTRIBUTED.split("    def predict")[0], ["TFP101"]) == []
 
 
 # -- bound to a name nothing reads ---------------------------------------------------------------
@@ -744,3 +758,152 @@ def test_a_notebook_pipeline_read_later_is_reported():
 def test_a_module_pipeline_may_be_imported_when_checked_alone():
     # A Python module's module-level `housing` may be imported as `from recipes import housing`: reported.
     assert (11, "TFP102") in found(RECIPES, ["TFP102"])
+
+
+# tensorflow/workshops amld 2_keras.ipynb: the model is first built without a strategy, then rebuilt in a
+# TPUStrategy's scope cells later; the `with` body always runs, so the rebuilt model is the one `fit` reads.
+REBUILT_IN_SCOPE = """
+    import tensorflow as tf
+    train_ds = tf.data.TFRecordDataset(files).map(parse).batch(64).repeat()
+    linear_model = tf.keras.Sequential()
+    linear_model.fit(train_ds.prefetch(1), epochs=3, steps_per_epoch=100)
+    strategy = tf.distribute.experimental.TPUStrategy(tpu)
+    with strategy.scope():
+        linear_model = tf.keras.Sequential()
+    linear_model.fit(train_ds, epochs=3, steps_per_epoch=100)
+"""
+
+
+def test_a_model_rebuilt_in_a_strategy_scope_reads_through_the_strategy():
+    assert found(REBUILT_IN_SCOPE, ["TFP101"]) == []
+
+
+def test_a_model_rebuilt_after_the_strategy_scope_does_not():
+    source = REBUILT_IN_SCOPE.replace(
+        "        linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,",
+        "        pass\n    linear_model = tf.keras.Sequential()\n    linear_model.fit(train_ds,")
+    assert found(source, ["TFP101"]) == [(3, "TFP101")]
+
+
+# tf-estimator-tutorials model_evaluation_pipeline/trainer/model.py: the babyweight trainer (TF 1.x) of a
+# project about model evaluation. The name nearest the module (`trainer/`) says what it is for.
+BABYWEIGHT = """
+    import tensorflow as tf
+    def read_dataset(prefix, mode, batch_size):
+        def _input_fn():
+            dataset = tf.data.TextLineDataset(tf.gfile.Glob(prefix)).map(decode_csv)
+            if mode == tf.estimator.ModeKeys.TRAIN:
+                num_epochs = None
+                dataset = dataset.shuffle(buffer_size=10 * batch_size)
+            else:
+                num_epochs = 1
+            dataset = dataset.repeat(num_epochs).batch(batch_size)
+            return dataset.make_one_shot_iterator().get_next()
+        return _input_fn
+    def train_and_evaluate(output_dir):
+        train_spec = tf.estimator.TrainSpec(input_fn=read_dataset('train', tf.estimator.ModeKeys.TRAIN, 512),
+                                            max_steps=10000)
+        tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+"""
+
+
+def test_a_trainer_package_inside_an_evaluation_project_is_training_code():
+    assert found(BABYWEIGHT, ["TFP101"], filename="model_evaluation_pipeline/trainer/model.py") == [(11, "TFP101")]
+
+
+def test_an_evaluation_module_inside_a_trainer_package_is_not():
+    assert found(BABYWEIGHT, ["TFP101"], filename="trainer/evaluation/model.py") == []
+
+
+# calmisential/Basic_CNNs_TensorFlow2: prepare_data.py returns the train/valid/test pipelines; train.py
+# loops over the validation pipeline inside its epoch loop, evaluate.py reads the test one once.
+PREPARE = """\
+import tensorflow as tf
+
+
+def generate_datasets():
+    train = tf.data.TFRecordDataset("train.tfrecord").map(parse).batch(8).prefetch(1)
+    valid = tf.data.TFRecordDataset("valid.tfrecord").map(parse).batch(8)
+    test = tf.data.TFRecordDataset("test.tfrecord").map(parse).batch(8)
+    return train, valid, test
+"""
+IMPORTER_EPOCH_LOOP = """\
+import tensorflow as tf
+from prepare_data import generate_datasets
+
+train, valid, test = generate_datasets()
+for epoch in range(50):
+    for images, labels in train:
+        train_step(images, labels)
+{validation}
+"""
+
+
+def test_a_pipeline_looped_over_every_epoch_in_an_importer_is_as_hot_as_training(tmp_path):
+    root = write_project(tmp_path, {"prepare_data.py": PREPARE, "train.py": IMPORTER_EPOCH_LOOP.format(
+        validation="    for images, labels in valid:\n        valid_step(images, labels)")})
+    assert [f for f in project_findings(root) if f[2] == "TFP101"] == [("prepare_data.py", 6, "TFP101")]
+
+
+def test_a_pipeline_evaluated_once_after_training_in_an_importer_is_not(tmp_path):
+    root = write_project(tmp_path, {"prepare_data.py": PREPARE, "train.py": IMPORTER_EPOCH_LOOP.format(
+        validation="for images, labels in valid:\n    valid_step(images, labels)")})
+    assert [f for f in project_findings(root) if f[2] == "TFP101"] == []
+
+
+# TrickyGo/Dive-into-DL-TensorFlow2.0: a notebook in code/chapter09/ puts `..` on sys.path and imports the
+# book's helper package from code/, whose __init__ re-exports utils wholesale (`from .utils import *`).
+HELPER = """\
+import tensorflow as tf
+
+
+def getVOCSegDataset(features, labels):
+    dataset = tf.data.Dataset.from_tensor_slices((features, labels))
+    return dataset.map(normalize_and_lookup_labels)
+"""
+CHAPTER = """\
+import sys
+sys.path.append("..")
+import tensorflow as tf
+import d2lzh_tensorflow2 as d2lzh
+
+voc_train = d2lzh.getVOCSegDataset(features, labels).shuffle(1024).batch(16)
+net.fit(voc_train, epochs=5)
+"""
+
+
+def test_a_helper_package_on_a_relative_sys_path_and_re_exported_by_star_is_followed(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
+    (tmp_path / "code" / "chapter09").mkdir()
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
+    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER)
+    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == [("code/chapter09/fcn.py", 6, "TFP101")]
+
+
+def test_without_the_sys_path_entry_the_helper_is_not_first_party(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
+    (tmp_path / "code" / "chapter09").mkdir()
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
+    (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
+    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER.replace('sys.path.append("..")\n', ""))
+    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == []
+
+
+# A helper that fits the model it is given inside a strategy's scope, called with the caller's pipeline.
+HELPER_FITS_IN_SCOPE = """
+    import tensorflow as tf
+    strategy = tf.distribute.MirroredStrategy()
+    def train(ds):
+        with strategy.scope():
+            model = build_model()
+        model.fit(ds, epochs=10)
+    train(tf.data.TFRecordDataset(files).map(parse, 4).batch(64))
+"""
+
+
+def test_a_helpers_fit_under_a_strategy_stays_distributed_at_its_callers():
+    assert found(HELPER_FITS_IN_SCOPE, ["TFP101"]) == []
+    assert found(HELPER_FITS_IN_SCOPE.replace("with strategy.scope():", "if True:"), ["TFP101"]) == [(8, "TFP101")]

@@ -16,6 +16,7 @@ from tflint_perf.analysis.constants import ValueSources
 from tflint_perf.analysis.deprecations import module_runs_only_on_tf1
 from tflint_perf.analysis.dataset_options import DatasetOptions, dataset_options
 from tflint_perf.analysis.effects import EffectAnalysis
+from tflint_perf.analysis.distribution import StrategyScopes
 from tflint_perf.analysis.element_maps import ElementMaps
 from tflint_perf.analysis.files import is_test_module
 from tflint_perf.analysis.hotpaths import HotPaths
@@ -58,6 +59,11 @@ class AnalysedModule(ModuleModel):
     @cached_property
     def pipelines(self) -> PipelineAnalysis:
         return PipelineAnalysis(self)
+
+    @cached_property
+    def strategy_scopes(self) -> StrategyScopes:
+        """The `with <strategy>.scope():` blocks and the models built in them."""
+        return StrategyScopes(self)
 
     @cached_property
     def keras_models(self) -> KerasModels:

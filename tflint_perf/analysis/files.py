@@ -77,10 +77,21 @@ _EVALUATION_PATH = re.compile(
     re.IGNORECASE,
 )
 
+# Names that say training (`trainer/`, `training/`, `train_utils.py`): nearer the module, they outweigh an
+# evaluation name further out.
+_TRAINING_PATH = re.compile(r"(?:^|_)train(?:er|ers|ing)?(?:_|\d|$)", re.IGNORECASE)
+
 
 def path_purpose(filename: str) -> Purpose:
     """What a module's own path says it is for: `evaluate_model.py`, `evaluation/coco_utils.py`,
-    `inference.py`, `predict.py` hold evaluation and inference code; other names say nothing."""
+    `inference.py`, `predict.py` hold evaluation and inference code; other names say nothing. The
+    name nearest the module decides: `model_evaluation_pipeline/trainer/model.py` is the trainer of a
+    project about evaluation (a `trainer/` package), and says nothing either."""
     path = PurePath(filename.replace("\\", "/"))
     names = [part for part in path.parts[:-1]] + [path.stem]
-    return Purpose.EVALUATION if any(_EVALUATION_PATH.search(name) for name in names) else Purpose.UNKNOWN
+    for name in reversed(names):
+        if _EVALUATION_PATH.search(name):
+            return Purpose.EVALUATION
+        if _TRAINING_PATH.search(name):
+            return Purpose.UNKNOWN
+    return Purpose.UNKNOWN

@@ -164,6 +164,8 @@ class _Collector(cst.CSTVisitor):
         self.module_assignments: Dict[str, List[cst.BaseExpression]] = {}
         # Module-level imports as written, for first-party names: local name -> (module, dots, name taken).
         self.raw_imports: Dict[str, Tuple[str, int, Optional[str]]] = {}
+        # Module-level `from m import *`: (module, dots), for names the module re-exports wholesale.
+        self.star_imports: List[Tuple[str, int]] = []
         self._containers: List[Union[FunctionInfo, ClassInfo]] = []
         self._loop_stack: List[List[LoopNode]] = [[]]
         self._lambda_stack: List[cst.Lambda] = []
@@ -220,9 +222,11 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self.imports.add_import_from(node)
-        if isinstance(node.names, cst.ImportStar):
-            return
         module = dotted_text(node.module) if node.module is not None else ""
+        if isinstance(node.names, cst.ImportStar):
+            if not self._containers:
+                self.star_imports.append((module or "", len(node.relative)))
+            return
         for alias in node.names:
             if not isinstance(alias.name, cst.Name):
                 continue
@@ -447,6 +451,7 @@ class ModuleModel:
         self.calls = collector.calls
         self.bindings = collector.bindings
         self.raw_imports = collector.raw_imports
+        self.star_imports = collector.star_imports
         # Set by a project session (tflint_perf/project/session.py) when the module is part of one; the
         # analyses reach other modules through it (``definition``, ``importers``, ``analysis``, ``building``)
         # without importing the project layer.

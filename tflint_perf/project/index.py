@@ -448,7 +448,25 @@ class Project:
         return (found, name) if found is not None else None
 
     def _module_file(self, importer: Path, module: str, level: int) -> Optional[Path]:
-        return _module_file(self.root, _resolved(importer).parent, module, level)
+        found = _module_file(self.root, _resolved(importer).parent, module, level)
+        if found is None and not level:
+            # `sys.path.append("..")` then `import d2lzh_tensorflow2`: a notebook in `code/chapter09/`
+            # runs in its own directory and puts `code/` on the path for the helper package there.
+            text = self.text_of(importer)
+            for extra in _added_to_sys_path(notebook_code(text) if importer.suffix == ".ipynb" else text):
+                found = _module_file(self.root, Path(os.path.normpath(_resolved(importer).parent / extra)), module, 0)
+                if found is not None:
+                    break
+        return found
+
+
+# `sys.path.append("..")`, `sys.path.insert(0, '../..')`: a relative directory written as a literal.
+_SYS_PATH = re.compile(r"""sys\.path\.(?:append\(|insert\(\s*\d+\s*,)\s*[rR]?(['"])(\.{1,2}(?:/\.\.)*/?)\1\s*\)""")
+
+
+def _added_to_sys_path(text: str) -> List[str]:
+    """The relative directories (``..``, ``../..``) the module's text puts on ``sys.path`` as literals."""
+    return list(dict.fromkeys(match.group(2) for match in _SYS_PATH.finditer(text))) if "sys.path" in text else []
 
 
 @lru_cache(maxsize=65536)

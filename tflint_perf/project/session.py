@@ -238,6 +238,10 @@ class Session:
             submodule = self.project.resolve(model.path, "", 1, head)
             if submodule is not None and submodule[1] is None and submodule[0] != importer.path:
                 return self._lookup(importer, submodule[0], rest)
+        for module, level in model.star_imports:  # `from .utils import *` in a package's __init__
+            found = self.definition(model, (module, level, head), rest)
+            if found is not None:
+                return found
         return None
 
     # -- analyses across modules --------------------------------------------------------------------

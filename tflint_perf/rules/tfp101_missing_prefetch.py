@@ -133,6 +133,45 @@ _SESSION_STEPS = (
     "with tf.compat.v1.Session() as sess:\n    for step in range(1000):\n        sess.run(train_op)\n"
 )
 
+# snowkylin/tensorflow-handbook distributed/multi_gpu.py: `{strategy}` holds the strategy the model is built in.
+_STRATEGY_FIT = (
+    "import tensorflow as tf\nimport tensorflow_datasets as tfds\n{strategy}\n"
+    "def resize(image, label):\n    return tf.image.resize(image, [224, 224]) / 255.0, label\n"
+    "dataset = tfds.load('cats_vs_dogs', split='train', as_supervised=True)\n"
+    "dataset = dataset.map(resize).shuffle(1024).batch(64)\n"
+    "with strategy.scope():\n    model = tf.keras.applications.MobileNetV2(weights=None, classes=2)\n"
+    "    model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')\n"
+    "model.fit(dataset, epochs=5)\n"
+)
+
+# wizyoung/YOLOv3_TensorFlow train.py: a reinitializable TF1 iterator switched to the validation pipeline
+# by `sess.run(val_init_op)` {where}; `val.prefetch(4)` alone discards its result.
+_REINITIALIZED = (
+    "import tensorflow as tf\ntrain = tf.data.TextLineDataset(a).batch(8).map(load, 4).prefetch(4)\n"
+    "val = tf.data.TextLineDataset(b).batch(1).map(load, 4)\nval.prefetch(4)\n"
+    "iterator = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)\n"
+    "train_init_op = iterator.make_initializer(train)\nval_init_op = iterator.make_initializer(val)\n"
+    "x, y = iterator.get_next()\ntrain_op = tf.train.AdamOptimizer(1e-3).minimize(loss_of(model(x), y))\n"
+    "with tf.Session() as sess:\n    for epoch in range(100):\n        sess.run(train_init_op)\n"
+    "        for step in range(1000):\n            sess.run(train_op)\n{val}"
+)
+_VAL_EVERY_EPOCH = "        sess.run(val_init_op)\n        for j in range(500):\n            sess.run(loss)\n"
+_VAL_ONCE = "    sess.run(val_init_op)\n    for j in range(500):\n        sess.run(loss)\n"
+
+# google-research/uda image/data.py: the supervised and unsupervised pipelines, {ending}, gathered by
+# `append` into a list that `Dataset.zip` pairs; the map after the zip only merges the feature dicts.
+_UDA = (
+    "import tensorflow as tf\ndef get_dataset(files, bsz):\n"
+    "    d = tf.data.TFRecordDataset(files).map(parser, num_parallel_calls=32).batch(bsz)\n"
+    "    return d{ending}\n"
+    "def input_fn(params):\n    datasets = []\n    datasets.append(get_dataset(sup_files, 64))\n"
+    "    if unsup_ratio > 0:\n        datasets.append(get_dataset(aug_files, 64 * unsup_ratio))\n"
+    "    def flatten_input(*features):\n        result = {{}}\n        for feature in features:\n"
+    "            for key in feature:\n                result[key] = feature[key]\n        return result\n"
+    "    if len(datasets) > 1:\n        dataset = tf.data.Dataset.zip(tuple(datasets))\n"
+    "        dataset = dataset.map(flatten_input)\n    else:\n        dataset = datasets[0]\n"
+    "    return dataset\nestimator.train(input_fn=input_fn, max_steps=400000)\n"
+)
 
 class MissingPrefetch(Rule):
     code = "TFP101"
@@ -145,15 +184,24 @@ class MissingPrefetch(Rule):
 
     what_it_does = """
 Checks for `tf.data` pipelines that are consumed for training (`model.fit`, a training `for`
-loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, `strategy.experimental_distribute_dataset` (unless every loop over
-the distributed dataset evaluates or predicts), the `input_fn` given to
+loop, `iter()` or TF 1.x eager's `tfe.Iterator()`, a TF1 iterator, the `input_fn` given to
 `Estimator.train` or `TrainSpec`, also as a factory's returned closure or a lambda) whose last
 transformation is not `prefetch`.
+
+A pipeline read through a `tf.distribute` strategy is not reported: the strategy's distributed
+iterator prefetches onto each device itself (the distributed-input guide). That is a dataset given to
+`strategy.experimental_distribute_dataset`, and one given to `fit` or `evaluate` of a model built inside
+`with strategy.scope():` of a `tf.distribute` strategy (`MirroredStrategy`, `TPUStrategy`,
+`MultiWorkerMirroredStrategy`, `OneDeviceStrategy`...; analysis/distribution.py), whose data handler
+distributes it. A strategy name that may also be the default strategy (`get_strategy()` off a TPU),
+DTensor, Horovod and hand-placed `tf.device` loops prefetch nothing for the user: still reported.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a
 `train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
-or a `for x, y in test_ds:` loop inside the loop that trains. Pipelines consumed only by `evaluate`,
+or a `for x, y in test_ds:` loop inside the loop that trains, or a TF1 reinitializable iterator switched
+to the validation pipeline (`sess.run(val_init_op)`) inside the loop that trains (a `val_ds.prefetch(n)`
+whose result is discarded prefetches nothing: the pipeline the iterator reads is the one bound to the name). Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 and at most 1,000 elements where a map before a written batch size makes each element work: ten batches
 of 1,000 decoded images are reported, three batches of 5,000 in-memory rows mapped once per batch are not;
@@ -172,7 +220,7 @@ a train op (tensor2tensor's `generate_samples` yielding records to write, a loop
 metrics). The Keras loaders
 (`image_dataset_from_directory`, `text_`, `audio_`, `timeseries_dataset_from_*`) end in a prefetch
 of their own, and `Dataset.zip` of a pipeline that ends in `prefetch` with others that end in
-`prefetch` too, do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
+`prefetch` too (also when the parts were gathered by `append` into a list: `zip(tuple(datasets))`), do no work, or make up their elements (GAN noise from `from_tensors(0).repeat()
 .map(random)`) is prefetched too: no finding, and the fix never adds a second one. Noise on its own
 (maps that only draw random vectors or batches of them, `tf.random.normal([bs, noise_dims])`; a
 draw of rank 3 or more is fake images, work) has nothing to overlap either, and a `map` after the
@@ -284,6 +332,25 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_VOC.format(body="    print(x.dtype, x.shape)\n    print(y.dtype, y.shape)\n    break\n")),
         # No session in the module: TF2 runs the TF1 iterator eagerly, and one `get_next()` reads one record.
         Valid(_ONE_RECORD.format(reads="item = iterator.get_next()\nprint(item)\nprint(item[0].numpy())\n")),
+        # Every zipped part already ends in a prefetch, and the map after the zip runs no op.
+        Valid(_UDA.format(ending=".prefetch(1)")),
+        # Validation once, after the training loop: evaluation run once.
+        Valid(_REINITIALIZED.format(where="after training", val=_VAL_ONCE)),
+        # A model built in a tf.distribute strategy's scope: `fit` distributes the dataset, and the
+        # strategy's iterator prefetches onto each device (MirroredStrategy, TPUStrategy, MultiWorker...).
+        Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()")),
+        Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.experimental.TPUStrategy(tpu)")),
+        # tensorflow/docs distribute/keras.ipynb: validation every epoch, under the same strategy.
+        Valid("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+              "train = tf.data.TFRecordDataset(a).map(parse, 4).batch(64)\n"
+              "val = tf.data.TFRecordDataset(b).map(parse, 4).batch(64)\n"
+              "with strategy.scope():\n    model = build_model()\n"
+              "model.fit(train, validation_data=val, epochs=12)\n"),
+        # A custom loop over `experimental_distribute_dataset`: the distributed iterator prefetches.
+        Valid("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+              "ds = tf.data.TFRecordDataset(f).map(parse, 4).batch(64)\n"
+              "dist = strategy.experimental_distribute_dataset(ds)\nfor epoch in range(10):\n"
+              "    for x in dist:\n        strategy.run(train_step, args=(x,))\n"),
         # tensorflow-without-a-phd's RNN TPU tutorial: prefetch, then an in-memory cache and the epochs' repeat.
         Valid(_PREFETCH_THEN_CACHE.format(cache="cache()")),
         Valid(_TRAIN_AND_EVALUATE.format(helper="evaluate_model").replace("model.fit(train_dataset, epochs=10)",
@@ -412,6 +479,29 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         # The same iterator read by a session's training loop: graph mode, a step per run.
         Invalid(_ONE_RECORD.format(reads=_SESSION_STEPS), fixed=_ONE_RECORD.format(reads=_SESSION_STEPS).replace(
             "num_parallel_calls=4)", "num_parallel_calls=4).prefetch(tf.data.AUTOTUNE)")),
+        # Neither part is prefetched: the parse maps run in step with training.
+        Invalid(_UDA.format(ending=""), count=2),
+        # Validation switched to in every epoch; the discarded `val.prefetch(4)` prefetches nothing.
+        Invalid(_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH),
+                fixed=_REINITIALIZED.format(where="every epoch", val=_VAL_EVERY_EPOCH).replace(
+                    ".batch(1).map(load, 4)\n", ".batch(1).map(load, 4).prefetch(tf.data.AUTOTUNE)\n")),
+        # The Kaggle idiom: off a TPU the strategy is the default one, which distributes nothing.
+        Invalid(
+            _STRATEGY_FIT.format(strategy="try:\n    strategy = tf.distribute.TPUStrategy(tpu)\n"
+                                 "except ValueError:\n    strategy = tf.distribute.get_strategy()"),
+            fixed=_STRATEGY_FIT.format(strategy="try:\n    strategy = tf.distribute.TPUStrategy(tpu)\n"
+                                       "except ValueError:\n    strategy = tf.distribute.get_strategy()").replace(
+                ".batch(64)\n", ".batch(64).prefetch(tf.data.AUTOTUNE)\n"),
+        ),
+        # A model built outside the scope (the strategy is only created), and a hand-placed device loop:
+        # nothing prefetches for the user.
+        Invalid(
+            _STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()").replace(
+                "with strategy.scope():\n    model", "with tf.device('/gpu:0'):\n    model"),
+            fixed=_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()").replace(
+                "with strategy.scope():\n    model", "with tf.device('/gpu:0'):\n    model").replace(
+                ".batch(64)\n", ".batch(64).prefetch(tf.data.AUTOTUNE)\n"),
+        ),
         # A cache to a file reads it from disk every later epoch, after the prefetch: reported.
         Invalid(_PREFETCH_THEN_CACHE.format(cache="cache('/tmp/temps')"), fixed=_PREFETCH_THEN_CACHE.format(
             cache="cache('/tmp/temps')").replace("repeat(nb_epochs)", "repeat(nb_epochs).prefetch(tf.data.AUTOTUNE)")),
@@ -614,6 +704,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         for consumption in pipelines.consumptions_for(self.purposes):
             if named_otherwise and not pipelines.trains_whatever_the_path(consumption):
                 continue
+            if consumption.distributed:
+                continue  # a tf.distribute strategy's iterator prefetches onto each device itself
             states = sorted(consumption.states, key=_order)
             if any(pipelines.ends_prefetched(state) for state in states):
                 continue

@@ -19,9 +19,13 @@ def may_have_findings(text: str) -> bool:
 # A module may build or pass on tf.data pipelines without naming TensorFlow: `generate_datasets()`
 # batching what another module's `get_parsed_dataset()` maps, for a third module to fit. Such a module
 # has no finding of its own, but a project's session reads it as a link between its neighbours.
+# A package's `__init__.py` that re-exports a module wholesale (`from .utils import *`) hands on whatever
+# helpers that module defines (`d2lzh.getVOCSegDataset`): a link too.
 _PIPELINE_TEXT = re.compile(
     r"Dataset|tf\.data|tfds|dataset_from_directory|dataset_from_array"
     r"|\.(?:batch|padded_batch|shuffle|prefetch|interleave|repeat)\("
+    r"|^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*",
+    re.M,
 )
 
 

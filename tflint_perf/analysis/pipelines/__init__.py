@@ -53,6 +53,7 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         self._own_consumptions: List[Consumption] = []
         self._own_states: Dict[State, None] = {}
         self._from_importers: Optional[Tuple[List[Consumption], Dict[State, None]]] = None
+        self._consumed_in: Dict[cst.CSTNode, Tuple["PipelineAnalysis", Consumption]] = {}
         self._summaries: Dict[FunctionInfo, Summary] = {}
         self._class_attrs: Dict[Tuple[ClassInfo, str], Value] = {}
         # Each real pipeline state a `Dataset.zip` reads, with the zip calls that read it.

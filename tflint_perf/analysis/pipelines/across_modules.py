@@ -33,6 +33,7 @@ class AcrossModules:
     _own_states: Dict[State, None]
     _from_importers: Optional[Tuple[List[Consumption], Dict[State, None]]]
     _summaries: Dict[FunctionInfo, Summary]
+    _consumed_in: Dict[cst.CSTNode, Tuple["AcrossModules", Consumption]]
 
     _effective_summary: Callable[[FunctionInfo], Optional[Summary]]  # Fixpoint's
 
@@ -88,7 +89,13 @@ class AcrossModules:
                 if mine:
                     consumptions.append(replace(consumption, states=mine, elsewhere=consumption.elsewhere or where))
                     states.update(dict.fromkeys(mine))
+                    self._consumed_in[consumption.node] = (theirs, consumption)
         return consumptions, states
+
+    def consumed_in(self, consumption: Consumption) -> Optional[Tuple["AcrossModules", Consumption]]:
+        """For an importer's consumption (``consumption.elsewhere``): the importer's analysis, which sees the
+        loops and functions around it, and the consumption as recorded there."""
+        return self._consumed_in.get(consumption.node) if consumption.elsewhere else None
 
     def _touches(self, state: State) -> bool:
         """Part of the state (its source or an op) is this module's code."""

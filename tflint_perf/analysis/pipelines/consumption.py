@@ -391,19 +391,29 @@ class ConsumerRecognition:
         return True
 
     def consume(self, node: cst.CSTNode, kind: str, description: str, value: Value, purpose: Purpose,
-                role: str = "") -> None:
+                role: str = "", distributed: Optional[bool] = None) -> None:
         if isinstance(value, TupleValue):
             for item in value.items:
-                self.consume(node, kind, description, item, purpose, role)
+                self.consume(node, kind, description, item, purpose, role, distributed)
             return
         if not isinstance(value, Pipeline):
             return
         real = frozenset(state for state in value.states if state.is_real)
         symbolic = frozenset(state for state in value.states if not state.is_real)
+        if distributed is None:  # a helper's consumption applied at a call keeps what its own module saw
+            distributed = self._through_strategy(node, kind)
         if real:
-            self.consumptions.append(Consumption(node, kind, description, real, purpose, role))
+            self.consumptions.append(Consumption(node, kind, description, real, purpose, role, distributed=distributed))
         if symbolic:
-            self.param_consumptions.append(Consumption(node, kind, description, symbolic, purpose, role))
+            self.param_consumptions.append(
+                Consumption(node, kind, description, symbolic, purpose, role, distributed=distributed))
+
+    def _through_strategy(self, node: cst.CSTNode, kind: str) -> bool:
+        """A tf.distribute strategy reads what ``node`` consumes (``analysis/distribution.py``)."""
+        if kind == "distribute":
+            return True
+        site = self.model.site_of(node) if kind == "model" and isinstance(node, cst.Call) else None
+        return site is not None and self.model.strategy_scopes.model_distributes(site)  # type: ignore[attr-defined]
 
     def _zipped_inputs(self, value: Pipeline) -> List[Value]:
         """``Dataset.zip((titles, titles.map(tower)))`` starts a pipeline of its own; a one-off pass over

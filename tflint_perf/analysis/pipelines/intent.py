@@ -92,6 +92,7 @@ class PipelineIntent:
     iterated_once: Callable[[Consumption], bool]
     loop_purpose: Callable[[cst.CSTNode], Purpose]
     built_for: Callable[[cst.Call], Purpose]
+    consumed_in: Callable[[Consumption], Optional[tuple]]  # AcrossModules'
     randomises: Callable[[Op], bool]
 
     def every_epoch(self, consumption: Consumption) -> bool:
@@ -106,16 +107,45 @@ class PipelineIntent:
             known = self.model.step_loops.fixed_integer  # type: ignore[attr-defined]
             return not self.iterated_once(consumption) and not validates_rarely(fit, known, _batch_size(consumption, known)) \
                 and not smoke_run(self.model, fit)
+        there = self.consumed_in(consumption)
+        if there is not None:
+            # `for features in valid_dataset:` in train.py's epoch loop, over `generate_datasets()` of
+            # prepare_data.py: the importer sees the loops around its own consumers.
+            return there[0].every_epoch(there[1])  # type: ignore[attr-defined]
+        if consumption.kind == "iterator" and consumption.purpose is Purpose.EVALUATION:
+            # TF1's reinitializable iterator switched to the validation pipeline by `sess.run(val_init_op)`
+            # inside the epoch loop: each such run starts a pass the session then reads, step by step.
+            return any(self._in_training_loop(run) for run in self._initializer_runs(consumption.node))
         nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
-        # `for epoch in ...: model.fit(train, epochs=1); model.evaluate(val_ds)`, or a test loop there; not
-        # `for model in models: model.fit(train, epochs=5); model.evaluate(test)`, once per trained model.
-        # Nor evaluation an `if epoch % 5 == 0:` runs every fifth epoch (`StepLoops.every_nth`): periodic work.
-        return nested and any(
+        return nested and self._in_training_loop(consumption.node)
+
+    def _in_training_loop(self, node: cst.CSTNode) -> bool:
+        """``node`` runs once per iteration of a loop that trains: `for epoch in ...: model.fit(train,
+        epochs=1); model.evaluate(val_ds)`, or a test loop there; not `for model in models: model.fit(train,
+        epochs=5); model.evaluate(test)`, once per trained model. Nor what an `if epoch % 5 == 0:` runs
+        every fifth epoch (`StepLoops.every_nth`): periodic work."""
+        return any(
             self.loop_purpose(outer) is Purpose.TRAINING and not self._fits_several_epochs(outer)
-            and not self._runs_periodically(outer, consumption.node)
-            for outer in self._loops_around(consumption.node)
+            and not self._runs_periodically(outer, node)
+            for outer in self._loops_around(node)
         )
+
+    def _initializer_runs(self, node: cst.CSTNode) -> List[cst.Call]:
+        """The session runs of the initializer ``val_init_op = iterator.make_initializer(val_ds)`` makes at
+        ``node``: calls ``x.run(val_init_op)`` in the same scope."""
+        site = self.model.site_of(node) if isinstance(node, cst.Call) else None
+        name = assigned_name(site.statement) if site is not None and site.statement is not None else None
+        if site is None or name is None or "." in name:
+            return []
+        runs = []
+        for other in self.model.calls:
+            func, args = other.node.func, other.node.args
+            if isinstance(func, cst.Attribute) and func.attr.value == "run" and args and args[0].keyword is None \
+                    and isinstance(args[0].value, cst.Name) and args[0].value.value == name \
+                    and (other.function is site.function or site.function is None):
+                runs.append(other.node)
+        return runs
 
     def reads_one_batch(self, consumption: Consumption) -> bool:
         """Each pass of ``fit``'s validation reads a single batch: ``validation_steps=1``, or every

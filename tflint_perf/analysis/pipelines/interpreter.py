@@ -358,6 +358,11 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
             args = [self.eval(arg.value) for arg in call.args]
             if isinstance(receiver, Pipeline) and method in DATASET_METHODS:
                 return Pipeline(frozenset(state.extended(Op(method, call)) for state in receiver.states))
+            if method == "append" and len(args) == 1 and isinstance(func.value, cst.Name) \
+                    and isinstance(receiver, (TupleValue, Collection)) and isinstance(args[0], Pipeline):
+                # `datasets = []; datasets.append(sup_ds)`: a list of pipelines, any element one of them
+                self.env[func.value.value] = _appended(receiver, args[0])
+                return None
             if self._consumed_by_method_call(call, method, receiver, args):
                 return None
             if method == "as_dataset" and (isinstance(receiver, TfdsBuilder) or (
@@ -375,6 +380,12 @@ class BodyInterpreter(SourceRecognition, ConsumerRecognition, SummaryApplication
                 return None
             return self._apply_elsewhere(call) if self.model.session is not None else None
         callee = self.eval(func) if not isinstance(func, cst.Name) else self.env.get(func.value)
+        if isinstance(func, cst.Name) and func.value in ("list", "tuple") and len(call.args) == 1 \
+                and func.value not in self.env:
+            container = self.eval(call.args[0].value)
+            if isinstance(container, Collection) or (
+                    isinstance(container, TupleValue) and any(isinstance(item, Pipeline) for item in container.items)):
+                return container  # `tuple(datasets)`: the same pipelines in another container, none read
         if isinstance(func, cst.Name) and self._consumed_by_builtin_call(call, func.value):
             return None
         if isinstance(callee, FunctionRef):
@@ -440,3 +451,16 @@ def _element_of(value: Value) -> Value:
             element = join(element, item)
         return element
     return None
+
+
+def _appended(container: Union[TupleValue, Collection], pipeline: Pipeline) -> Collection:
+    """A list of pipelines after ``append``: a ``Collection`` of every state it may hold (branches that
+    append or not then join as collections, whatever the list's length)."""
+    states = set(pipeline.states)
+    if isinstance(container, Collection):
+        states |= container.states
+    else:
+        for item in container.items:
+            if isinstance(item, Pipeline):
+                states |= item.states
+    return Collection(frozenset(states))

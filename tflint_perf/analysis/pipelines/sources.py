@@ -141,7 +141,10 @@ def _zipped_items(args: List[Value]) -> List[Value]:
     """The datasets a `Dataset.zip` pairs: the items of `zip((a, b))`, or the arguments of `zip(a, b)`."""
     items: List[Value] = []
     for arg in args:
-        items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
+        if isinstance(arg, Collection):  # `zip(tuple(datasets))` of a list built by `append`: each state a part
+            items.extend(Pipeline(frozenset({state})) for state in arg.states)
+        else:
+            items.extend(arg.items if isinstance(arg, TupleValue) else [arg])
     return items
 
 

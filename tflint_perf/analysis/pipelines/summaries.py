@@ -61,7 +61,7 @@ class SummaryApplication:
         for consumption in summary.consumptions:
             value = substitute(Pipeline(consumption.states), function, bound)
             self.consume(consumption.node, consumption.kind, consumption.description, value, consumption.purpose,
-                         consumption.role)
+                         consumption.role, distributed=consumption.distributed)
         if summary.combined:
             self.note_combined(substitute(Pipeline(frozenset(summary.combined)), function, bound))
         result = substitute(summary.returns, function, bound)

@@ -132,6 +132,9 @@ class Consumption:
     purpose: Purpose
     role: str = ""  # for kind "model": "fit" | "validation" (fit's validation_data) | "evaluate" | "predict"
     elsewhere: str = ""  # the importing module it happens in, when not in the module checked
+    # A tf.distribute strategy reads the pipeline (`experimental_distribute_dataset`, `fit` of a model
+    # built in a strategy's scope): its distributed iterator prefetches onto each device.
+    distributed: bool = False
 
     @property
     def where(self) -> str:
