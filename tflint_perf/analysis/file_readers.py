@@ -6,7 +6,7 @@ HDF5 file, a ``.mat``, or audio through ``soundfile``), so "write it with Tensor
 followed, and the work is file I/O, which releases the GIL: a parallel map overlaps the reads. What
 decides is what the callback does, not its name: the reader itself (``np.load``), or a lambda or
 same-file function whose calls are such reads and what only carries the path to them and the array
-out of them (``open``, ``str``, ``.decode()``, ``.astype(np.float32)``). NumPy arithmetic that TF
+out of them (``open``, ``str``, ``.decode()``, ``.astype(np.float32)``, ``name + '.npy'``). NumPy arithmetic that TF
 could do (``(x - mean) / std``), a loop, or any other call is work the rule's advice applies to.
 """
 
@@ -62,12 +62,22 @@ def _calls_if_plain(body: cst.CSTNode) -> List[cst.Call]:
     stack: List[cst.CSTNode] = [body]
     while stack:
         current = stack.pop()
+        if isinstance(current, cst.BinaryOperation) and _builds_a_path(current):
+            stack.extend((current.left, current.right))  # `name.decode('utf-8') + '.npy'`: the file's name
+            continue
         if isinstance(current, _WORK):
             return []
         if isinstance(current, cst.Call):
             calls.append(current)
         stack.extend(current.children)
     return calls
+
+
+def _builds_a_path(operation: cst.BinaryOperation) -> bool:
+    """``path + '.npy'``, ``'%s.pkl' % name``: a string written out joined to a name, not arithmetic."""
+    strings = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+    return isinstance(operation.operator, (cst.Add, cst.Modulo)) and (
+        isinstance(operation.left, strings) or isinstance(operation.right, strings))
 
 
 def _carries(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) -> bool:

@@ -239,6 +239,8 @@ are not followed.
         # and the read is file I/O (the GIL is released), which the parallel map overlaps.
         Valid(_LOAD_NPY.format(load="np.load")),
         Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode()).astype(np.float32)")),
+        # czy36mengfei's image captioning: each image's cached InceptionV3 features, `name + '.npy'`.
+        Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode('utf-8') + '.npy')")),
         Valid(_TF + "import pickle\nimport numpy as np\n\ndef load_features(path):\n"
               "    with open(path, 'rb') as f:\n        return np.asarray(pickle.load(f))\n\n"
               + _LOAD_NPY.format(load="load_features").replace(_TF + "import numpy as np\n", "")),
