@@ -176,3 +176,42 @@ def test_in_memory_arrays_batched_through_apply_do_no_work_to_overlap():
     assert rows(source) == []
     parsed = source.replace("dataset.shuffle(1000)", "dataset.map(parse_csv).shuffle(1000)")
     assert rows(parsed) == [(7, "TFP101")]
+
+
+# GoogleCloudPlatform/tf-estimator-tutorials' babyweight trainer, in `model_evaluation_pipeline/trainer/`:
+# the input function returns a one-shot iterator's tensors to `TrainSpec`, or its pipeline only to `EvalSpec`.
+BABYWEIGHT = """
+    import tensorflow as tf
+
+
+    def read_dataset(prefix, mode, batch_size):
+        def _input_fn():
+            def decode_csv(value_column):
+                columns = tf.decode_csv(value_column, record_defaults=DEFAULTS)
+                features = dict(zip(CSV_COLUMNS, columns))
+                label = features.pop(LABEL_COLUMN)
+                return features, label
+            dataset = tf.data.TextLineDataset(tf.gfile.Glob(prefix)).map(decode_csv)
+            if mode == tf.estimator.ModeKeys.TRAIN:
+                dataset = dataset.shuffle(buffer_size=10 * batch_size)
+            dataset = dataset.repeat(None).batch(batch_size)
+            return dataset.make_one_shot_iterator().get_next()
+        return _input_fn
+
+
+    def train_and_evaluate(output_dir):
+        estimator = tf.estimator.DNNLinearCombinedRegressor(model_dir=output_dir)
+        train_spec = tf.estimator.{spec}(input_fn=read_dataset('train', tf.estimator.ModeKeys.TRAIN, 512))
+        tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+"""
+EVALUATION_PATH = "model_evaluation_pipeline/trainer/model.py"
+
+
+def test_an_estimator_training_on_an_iterators_tensors_trains_whatever_the_path_says():
+    source = textwrap.dedent(BABYWEIGHT.replace("{spec}", "TrainSpec"))
+    assert [d.code for d in lint(source, ["TFP102"], filename=EVALUATION_PATH)] == ["TFP102"]
+
+
+def test_the_same_input_fn_given_only_to_evaluation_in_an_evaluation_module_is_not():
+    source = textwrap.dedent(BABYWEIGHT.replace("{spec}", "EvalSpec"))
+    assert lint(source, ["TFP102"], filename=EVALUATION_PATH) == []

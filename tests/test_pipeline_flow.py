@@ -317,7 +317,7 @@ def test_sequential_map_in_interleave_function_is_a_pipeline_too():
         ("def fn(x):\n    return tf.random.uniform([]) + x\n", "unsafe"),
         ("def fn(x):\n    return tf.image.stateless_random_flip_left_right(x, seed=(1, 2))\n", "safe"),
         ("def fn(x):\n    return tf.py_function(load, [x], tf.float32)\n", "unsafe"),
-        ("def fn(x):\n    global seen\n    seen += 1\n    return x\n", "unsafe"),
+        ("def fn(x):\n    global seen\n    seen += 1\n    return x * 2\n", "unsafe"),
         ("from mylib import fn\n", "unsafe"),
         ("def helper(x):\n    return tf.random.normal([3]) * x\ndef fn(x):\n    return helper(x)\n", "unsafe"),
         ("augment = tf.keras.Sequential([tf.keras.layers.RandomFlip()])\ndef fn(x):\n    return augment(x)\n", "unsafe"),

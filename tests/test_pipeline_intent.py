@@ -116,7 +116,7 @@ def test_a_numpy_function_in_an_evaluation_builders_map_is_not():
         import tensorflow as tf
 
         def _load(path):
-            return np.load(path)
+            return np.abs(np.fft.rfft(np.load(path)))
 
         def make_eval_dataset(paths):
             ds = tf.data.Dataset.from_tensor_slices(paths)

@@ -420,7 +420,7 @@ def test_a_fix_run_that_changes_nothing_fills_the_cache(tmp_path, monkeypatch, c
 
 
 # -- the prefilter -----------------------------------------------------------------------------------
-AUXILIARY_ROOTS = {"functools", "numpy", "tqdm", "gym", "gymnasium", "sklearn", "scipy", "ipywidgets"}  # resolved to help the analysis; never a finding alone
+AUXILIARY_ROOTS = {"functools", "numpy", "tqdm", "gym", "gymnasium", "sklearn", "scipy", "ipywidgets", "pickle", "joblib", "h5py", "soundfile"}  # resolved to help the analysis; never a finding alone
 EXAMPLES = [(f"{rule.code}-invalid-{i}", example.code) for rule in all_rules() for i, example in enumerate(rule.invalid)
             if not rule.input_error]  # a file that cannot be read or parsed: no analysis to filter
 # The TensorFlow version an example is judged for (TFP401/TFP402 report only where the replacement exists).

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, has_star_args
 from tflint_perf.analysis.files import path_purpose
-from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values
+from tflint_perf.analysis.pipelines.map_functions import is_trivial_function, only_moves_values, runs_no_ops
 from tflint_perf.analysis.purpose import Purpose
 from tflint_perf.text.diagnostics import SAFE, UNSAFE, Finding, FixPlan
 from tflint_perf.fixes.building import add_keyword_argument, autotune, wrapped_keyword_argument
@@ -79,6 +79,16 @@ _RESCALED_BATCHES = (
     "normalization_layer = {layer}\ntrain_ds = train_ds.map(lambda x, y: (normalization_layer(x), y))\n"
     "train_ds = train_ds.cache().prefetch(buffer_size=tf.data.AUTOTUNE)\nmodel.fit(train_ds, epochs=2)\n"
 )
+# google-research/uda's input functions: the supervised and unsupervised batches zipped, their feature
+# dicts merged by `{merge}`.
+_MERGED = (
+    "import tensorflow as tf\ndef get_input_fn(sup, unsup):\n    def input_fn(params):\n"
+    "        def flatten_input(*features):\n            result = {{}}\n            for feature in features:\n"
+    "                for key in feature:\n                    assert key not in result\n"
+    "                    result[key] = {value}\n            return result\n"
+    "        d = tf.data.Dataset.zip((sup, unsup))\n        d = d.map({merge})\n        return d.prefetch(1)\n"
+    "    return input_fn\nestimator.train(input_fn=get_input_fn(a, b), max_steps=100000)\n"
+)
 # Position of num_parallel_calls among each method's parameters.
 _POSITION = {"map": 1, "interleave": 3}
 
@@ -120,7 +130,10 @@ or autotune off; when the version is unknown the message says so. Stateful maps 
 helper's parameters too) and `interleave` are reported on every version: the runtime leaves them
 sequential.
 
-Maps with nothing to parallelise are not reported: a function that only picks, slices, regroups or
+Maps with nothing to parallelise are not reported: a function that runs no op that computes, only
+Python when it is traced (merging the feature dicts a `Dataset.zip` paired, `assert key not in result`;
+a dict of the arguments with constant fields, `'supervised': tf.constant(True)`; joining the element's
+strings is an op), a function that only picks, slices, regroups or
 reshapes its arguments (`lambda x, y: (x, tf.expand_dims(y, -1))`, `lambda ex: labeler(ex, i)` with
 a same-file `labeler` that pairs the element with a constant), one that repeats it in a list (`lambda
 z: [[z] * examples_per_class]`) or picks one of two constants by comparing it (`lambda x: tf.cast(0,
@@ -331,6 +344,19 @@ first and map the batch instead. A map that must stay sequential to save memory 
               "dx = tf.data.Dataset.from_tensor_slices(digits[0][:int(len(digits[0]) * 0.8)])\n"
               "dy = tf.data.Dataset.from_tensor_slices(labels).map(lambda z: tf.one_hot(z, 10))\n"
               "model.fit(tf.data.Dataset.zip((dx, dy)).shuffle(500).repeat().batch(30), epochs=10, steps_per_epoch=50)\n"),
+        # google-research/pegasus TFDSDataset.transform: the supervised pair regrouped into a dict with a
+        # constant flag, or the text picked beside constant fields: Python at trace time, no op that computes.
+        Valid("import tensorflow as tf\nimport tensorflow_datasets as tfds\nclass TFDSDataset:\n"
+              "    def transform(self, dataset):\n        if self.is_supervised:\n"
+              "            return dataset.map(lambda x, y: {'inputs': x, 'targets': y, 'supervised': tf.constant(True)})\n"
+              "        return dataset.map(lambda d: {'inputs': d['text'], 'targets': tf.constant(''),\n"
+              "                                      'supervised': tf.constant(False)})\n"
+              "    def build(self):\n        ds = self.transform(tfds.load('cnn_dailymail', split='train'))\n"
+              "        return ds.shuffle(1000).repeat()\n", target_version=(1, 15)),
+        # google-research/uda: the zipped batches' feature dicts merged (dict copies when traced), or
+        # through a same-file helper that does the merge.
+        Valid(_MERGED.format(merge="flatten_input", value="feature[key]"), target_version=(1, 14)),
+        Valid(_MERGED.format(merge="lambda *f: flatten_input(*f)", value="feature[key]"), target_version=(1, 14)),
         # One feature picked by its key and one-hot encoded while the image passes through: the label half.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse, 4)\n"
               "ds = ds.map(lambda features: (features['image'], tf.one_hot(features['label'], 10)))\n"
@@ -489,6 +515,25 @@ first and map the batch instead. A map that must stay sequential to save memory 
             "ds = tf.data.TFRecordDataset(f).map(\n    lambda ex: decode(ex, 1),\n    num_parallel_calls=tf.data.AUTOTUNE,\n)\n"
             "model.fit(ds, epochs=5)\n",
         ),
+        # The same merge that also computes on what it copies (a cast of every feature) is work.
+        Invalid(_MERGED.format(merge="flatten_input", value="tf.cast(feature[key], tf.float32)"),
+                target_version=(1, 14), count=1,
+                fixed=_MERGED.format(merge="flatten_input", value="tf.cast(feature[key], tf.float32)").replace(
+                    "d.map(flatten_input)", "d.map(flatten_input, num_parallel_calls=tf.data.experimental.AUTOTUNE)")),
+        # Strings of the element joined (a T5-style task prefix): a string op per element, not a key built in Python.
+        Invalid("import tensorflow as tf\ndef format_str(ex):\n    question = ex['question']\n"
+                "    return {'inputs': 'question: ' + question + ' context: ' + ex['context']}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(format_str)\nmodel.fit(ds.batch(8), epochs=5)\n",
+                target_version=(2, 0), count=1,
+                fixed="import tensorflow as tf\ndef format_str(ex):\n    question = ex['question']\n"
+                "    return {'inputs': 'question: ' + question + ' context: ' + ex['context']}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    format_str,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\n"
+                "model.fit(ds.batch(8), epochs=5)\n"),
+        # A constant made from the element is no literal: `tf.constant` of a tensor copies it.
+        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(lambda x: {'inputs': tf.constant(x)})\n"
+                "model.fit(ds.batch(8), epochs=5)\n", target_version=(2, 0), count=1,
+                fixed="import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(\n    lambda x: {'inputs': tf.constant(x)},\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(8), epochs=5)\n"),
         # A map on a zip that computes (resizing each image beside its mask) is per-element work.
         Invalid(
             "import tensorflow as tf\nds = tf.data.Dataset.zip((images, masks))\n"
@@ -554,6 +599,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
             function = argument(call, "map_func", 0)
             if function is None or is_trivial_function(function.value, context.model, pipelines.scope_of(call)):
                 continue  # `lambda x, y: x`: picking and slicing gains nothing from parallelism
+            if runs_no_ops(function.value, context.model, pipelines.scope_of(call)):
+                continue  # merging zipped feature dicts, adding constant fields: Python at trace time, no op
             if all(pipelines.runs_per_batch(state, call) or pipelines.first_on_zip(state, call) for state in states) \
                     and only_moves_values(function.value, context.model, pipelines.scope_of(call)):
                 # `ds.batch(32).map(split_window)`: once per batch, only moving values around;

@@ -8,6 +8,7 @@ from typing import Iterable, List, Union
 import libcst as cst
 
 from tflint_perf.analysis.effects import PYTHON_CALLBACKS
+from tflint_perf.analysis.file_readers import only_reads_files
 from tflint_perf.analysis.hotpaths import HotContext, python_callback_decorator
 from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
 from tflint_perf.analysis.files import path_purpose
@@ -19,6 +20,12 @@ from tflint_perf.rules.base import Invalid, Rule, RuleContext, Valid
 # TF1 reporting ops: a py_func feeding them (a plotted confusion matrix, a COCO metric) is deliberate.
 _REPORTING = ("tf.summary.", "tf.metrics.", "tf.contrib.summary.", "tf.contrib.metrics.")
 _TF = "import tensorflow as tf\n"
+# TensorSpeech/TensorFlowTTS fastspeech_dataset.py: the file paths a generator yields, loaded by `{load}`.
+_LOAD_NPY = (
+    _TF + "import numpy as np\n\ndef make(paths):\n    ds = tf.data.Dataset.from_tensor_slices(paths)\n"
+    "    ds = ds.map(lambda p: tf.numpy_function({load}, [p], tf.float32), tf.data.experimental.AUTOTUNE)\n"
+    "    return ds.shuffle(100).padded_batch(16).prefetch(1)\n\nmodel.fit(make(files), epochs=100)\n"
+)
 # dragen1860/TensorFlow-2.x-Tutorials, 21-CN-EN-Translation-BERT/tokenizer.py (`{cached}`: what follows the filter).
 _TOKENIZE = (
     _TF + "def get_datasets(examples, tokenizer, max_length):\n    def encode(zh, en):\n"
@@ -81,7 +88,9 @@ whole run, not on every epoch), maps in the inference branch of a mode switch (`
 `tf.function`s called only from top-level statements outside loops (a guide's `f(1)`, though
 other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
-rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`) are not reported.
+rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`, or only reading a file in a
+format no TensorFlow op reads: `numpy_function(np.load, [path], tf.float32)` of a `.npy` feature file,
+`np.fromfile`, a pickle, HDF5, `soundfile`; file I/O releases the GIL, so a parallel map overlaps it) are not reported.
 """
     why_bad = """
 The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
@@ -225,6 +234,16 @@ are not followed.
             "        return tf.numpy_function(self.env_step, [action], [tf.float32, tf.float32])\n\n"
             "    def run(self):\n        for i in range(1000):\n            self.train_step(i)\n"
         ),
+        # TensorSpeech/TensorFlowTTS's dataset loaders: one preprocessed `.npy` feature file per utterance,
+        # read by `np.load` itself or by a helper that only opens, reads and converts: no TF op reads `.npy`,
+        # and the read is file I/O (the GIL is released), which the parallel map overlaps.
+        Valid(_LOAD_NPY.format(load="np.load")),
+        Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode()).astype(np.float32)")),
+        # czy36mengfei's image captioning: each image's cached InceptionV3 features, `name + '.npy'`.
+        Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode('utf-8') + '.npy')")),
+        Valid(_TF + "import pickle\nimport numpy as np\n\ndef load_features(path):\n"
+              "    with open(path, 'rb') as f:\n        return np.asarray(pickle.load(f))\n\n"
+              + _LOAD_NPY.format(load="load_features").replace(_TF + "import numpy as np\n", "")),
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
@@ -277,6 +296,10 @@ are not followed.
             "        if images.shape.rank == 3:\n            return tf.py_function(_python_wrapper, [images], tf.float32)\n"
             "        return tf.map_fn(self._augment_tensor, images, dtype=tf.float32)\n"
         ),
+        # NumPy arithmetic after the read (TensorFlowTTS's F0 normalisation: TF ops could do it), or a
+        # reader the code does not show, is work the rule's advice applies to.
+        Invalid(_LOAD_NPY.format(load="lambda p: (np.load(p) - MEAN) / STD")),
+        Invalid(_LOAD_NPY.format(load="read_features")),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # Zipped and filtered but not cached: both tokenisations run again on every epoch.
@@ -378,6 +401,8 @@ are not followed.
                 continue
             if any(_no_tf_equivalent(model, target) for target in _called_back(model, site)):
                 continue  # `env.step` of a Gym environment, a benchmark's `time.sleep`: nothing to rewrite
+            if any(only_reads_files(model, value, site.function) for value in _callback_values(site)):
+                continue  # `numpy_function(np.load, [path], ...)`: a `.npy` read, file I/O no TF op does
             if hot_context.purpose in _NOT_TRAINING:
                 continue  # hot only in evaluation or drawing code, or in a pipeline only previewed
             yield self.finding(_message(name, site, hot_context), site.node.func, site.node)
@@ -421,11 +446,16 @@ def _not_for_training(site: CallSite) -> bool:
     )
 
 
-def _called_back(model: ModuleModel, site: CallSite) -> List[Union[FunctionInfo, cst.Lambda]]:
-    """The same-file functions (or lambdas) a `tf.py_function(func, ...)` call wraps."""
+def _callback_values(site: CallSite) -> List[cst.BaseExpression]:
+    """What a `tf.py_function(func, ...)` call is given as the Python function."""
     values = [arg.value for arg in site.node.args[:1] if arg.keyword is None]
     values.extend(arg.value for arg in site.node.args if arg.keyword is not None and arg.keyword.value == "func")
-    targets = (model.effects.resolve_callable(value, site.function) for value in values)
+    return values
+
+
+def _called_back(model: ModuleModel, site: CallSite) -> List[Union[FunctionInfo, cst.Lambda]]:
+    """The same-file functions (or lambdas) a `tf.py_function(func, ...)` call wraps."""
+    targets = (model.effects.resolve_callable(value, site.function) for value in _callback_values(site))
     return [target for target in targets if target is not None]
 
 

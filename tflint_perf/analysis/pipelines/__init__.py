@@ -68,6 +68,8 @@ class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineInte
         self._loop_calls: Dict[cst.CSTNode, List[cst.Call]] = {}
         self._loop_purposes: Dict[cst.CSTNode, Purpose] = {}
         self._peeked: set = set()  # calls that are the argument of `next(...)`
+        # Input functions an Estimator trains on that return an iterator's tensors, not a pipeline.
+        self.estimator_input_fns: Set[FunctionInfo] = set()
         self._looked_at: Dict[Tuple[cst.CSTNode, str], bool] = {}  # (scope, name): only printed or inspected
         for site in model.calls:
             for loop in site.loops:

@@ -191,7 +191,13 @@ class ConsumerRecognition:
         arg = argument(call, "input_fn", 0)
         if arg is None:
             return False
-        returned = self._input_fn_returns(arg.value, args[list(call.args).index(arg)])
+        value = args[list(call.args).index(arg)]
+        returned = self._input_fn_returns(arg.value, value)
+        if returned is None and arg.keyword is not None and isinstance(value, FunctionRef):
+            # TF1's `return dataset.make_one_shot_iterator().get_next()`: what the input function's own
+            # iterators read, the Estimator reads per training step (``trains_whatever_the_path``)
+            self.analysis.estimator_input_fns.add(value.function)
+            return True
         if returned is None or (arg.keyword is None and not _holds_pipeline(returned)):
             return False
         self.consume(call, "estimator", description, returned, Purpose.TRAINING)

@@ -218,10 +218,18 @@ class PipelineIntent:
         """The consumer visibly trains, so a module named for evaluation, inference or visualisation
         (``files.path_purpose``) trains on what it reads: a Keras ``fit`` (``efficient_serving.ipynb``
         fits the model it serves; `serving_function.ipynb` validates every epoch of that fit on the pipeline
-        it passes as ``validation_data``), or a TF1 iterator read by session runs that fetch a train op in a loop
+        it passes as ``validation_data``), an Estimator's training on what an input function returns
+        (``estimator.train(input_fn=...)``, ``TrainSpec(input_fn=...)``: the babyweight trainer under
+        ``model_evaluation_pipeline/trainer/``), or a TF1 iterator read by session runs that fetch a train op in a loop
         (word2vec's ``04_word2vec_visualize.py`` trains 100,000 steps before it exports embeddings)."""
         if consumption.fits or (consumption.kind == "model" and consumption.role == "validation"):
             return True
+        if consumption.kind == "estimator" and consumption.purpose is Purpose.TRAINING:
+            return True
+        if consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING and not consumption.elsewhere:
+            site = self.model.site_of(consumption.node) if isinstance(consumption.node, cst.Call) else None
+            if site is not None and site.function in self.estimator_input_fns:  # type: ignore[attr-defined]
+                return True  # TF1 `input_fn` returning `make_one_shot_iterator().get_next()` to `TrainSpec`
         return (consumption.kind == "iterator" and consumption.purpose is Purpose.TRAINING
                 and not consumption.elsewhere and self.iterator_reads.session_trains)  # type: ignore[attr-defined]
 

@@ -110,13 +110,15 @@ def only_reshapes(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[
     return True
 
 
-def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo]) -> bool:
-    """A map function that calls no TensorFlow op at all: it only picks its arguments' items and
+def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo], depth: int = 0) -> bool:
+    """A map function that calls no TensorFlow op that computes: it only picks its arguments' items and
     builds a new structure of them in Python, which runs once when the map is traced
     (`for f in FEATURES: features['ensemble_' + str(i) + '_' + f] = features[f]`, then `return
-    features, label`). Its elements are the input's tensors, untouched: a map over a prefetched
-    source that runs no op leaves that prefetch the last stage doing work. A slice, a comparison or
-    arithmetic on a tensor is an op."""
+    features, label`; merging zipped feature dicts, `assert key not in result`; adding a constant field,
+    `"supervised": tf.constant(True)`), through the same-file functions it calls. Its elements are the
+    input's tensors, untouched (or constants): a map over a prefetched source that runs no op leaves that
+    prefetch the last stage doing work, and running it on several elements at once gains nothing. A
+    slice, a comparison or arithmetic on a tensor is an op."""
     resolved = _plain_map_function(expr, model, scope)
     if resolved is None:
         return False
@@ -125,8 +127,11 @@ def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[Fu
     while stack:
         current = stack.pop()
         if isinstance(current, cst.BinaryOperation):
-            if not _builds_string(current):
+            if not _builds_string(current) or _joins_element_values(current, model, inner, node):
                 return False
+            continue
+        if isinstance(current, cst.Comparison) and _membership(current):
+            stack.extend(current.children)  # `key not in result`: Python's test on a dict's keys
             continue
         if isinstance(current, (cst.Slice, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation, cst.IfExp,
                                 cst.Lambda, cst.While)):
@@ -136,10 +141,51 @@ def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[Fu
             python = isinstance(func, cst.Name) and func.value in _PYTHON_HELPERS and \
                 model.lookup_function(func.value, inner) is None
             picks = isinstance(func, cst.Attribute) and func.attr.value in _DICT_PICKS and isinstance(func.value, cst.Name)
-            if not (python or picks):
+            if _literal_constant(current, model):
+                continue  # `tf.constant(True)`, `tf.constant("")`: a constant, computed by no one
+            helper = isinstance(func, cst.Name) and depth < _CALL_DEPTH and \
+                model.lookup_function(func.value, inner) is not None and runs_no_ops(func, model, inner, depth + 1)
+            if not (python or picks or helper):
                 return False
         stack.extend(current.children)
     return True
+
+
+def _joins_element_values(operation: cst.BinaryOperation, model: ModuleModel, scope: Optional[FunctionInfo],
+                          function: cst.CSTNode) -> bool:
+    """``question + '\\n' + options[0]``: strings of the element joined, a string op per element (pegasus'
+    RACE formatting), not a key built in Python. An operand that is an item picked from something, a
+    parameter, or a name bound to such an item is the element's."""
+    params = [p.name.value for p in function.params.params] if isinstance(function, cst.Lambda) else []
+    stack: List[cst.CSTNode] = [operation.left, operation.right]
+    while stack:
+        side = stack.pop()
+        if isinstance(side, cst.BinaryOperation):
+            stack.extend((side.left, side.right))
+        elif isinstance(side, cst.Subscript):
+            return True
+        elif isinstance(side, cst.Name):
+            if side.value in params:
+                return True
+            _, bindings = model.scope_bindings(side.value, scope)
+            if any(b.kind == "param" or b.kind == "assign" and isinstance(b.value, cst.Subscript) for b in bindings):
+                return True
+    return False
+
+
+def _membership(comparison: cst.Comparison) -> bool:
+    """``key in d`` / ``key not in d``: a tensor has no membership test, so this is Python's, at trace time."""
+    return all(isinstance(target.operator, (cst.In, cst.NotIn)) for target in comparison.comparisons)
+
+
+def _literal_constant(call: cst.Call, model: ModuleModel) -> bool:
+    """``tf.constant(True)``, ``tf.constant("", dtype=tf.string)``: a literal made a tensor."""
+    if model.call_name(call) != "tf.constant" or not call.args or call.args[0].keyword is not None:
+        return False
+    value = call.args[0].value
+    literal = isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(value, cst.Name) and value.value in ("True", "False"))
+    return literal and all(isinstance(arg.value, (cst.Name, cst.Attribute)) for arg in call.args[1:])
 
 
 def _builds_string(operation: cst.BinaryOperation) -> bool:
