@@ -2,12 +2,13 @@
 
 As ruff reads `requires-python`, this reads the lower bound of the TensorFlow requirement from the
 nearest dependency files above a checked file: `pyproject.toml` (PEP 621 dependencies and optional
-dependencies, Poetry), `setup.cfg`, `setup.py` (parsed with `ast`, never run), `requirements*.txt`
-and `environment.yml`. The search stops at the project root (a directory holding `.git`,
+dependencies, Poetry), `setup.cfg`, `setup.py` (parsed with `ast`, never run), `requirements*.txt`,
+`environment.yml` and Dockerfiles (``dockerfile.py``: `pip install tensorflow==X` in a `RUN`, `FROM
+tensorflow/tensorflow:X`). The search stops at the project root (a directory holding `.git`,
 `pyproject.toml`, `setup.py` or `setup.cfg`). `tensorflow>=2.12,<3` gives 2.12; `tensorflow==1.15`
 1.15; `tensorflow` with no version, or no requirement at all, gives nothing: rules then say which
 versions a finding holds for. In one directory the packaging metadata decides when it names
-TensorFlow; otherwise the lowest bound of its requirements files does (a CPU and a GPU pin side by
+TensorFlow; otherwise the lowest bound of its requirements, environment and Dockerfiles does (a CPU and a GPU pin side by
 side: the code runs on both).
 
 A notebook's own declaration (``notebook_version.py``) comes first when it installs a pinned
@@ -60,6 +61,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
+from tflint_perf.project.dockerfile import dockerfile_requirements, is_dockerfile
 from tflint_perf.project.index import run_project_root, walk_files
 from tflint_perf.project.notebook_version import notebook_version
 from tflint_perf.project.requirement import Version, lower_bound
@@ -370,7 +372,8 @@ def _listed_dependency_files(directory: Path, names: Set[str]) -> Iterator[Path]
 
 
 def _is_requirements_or_environment(name: str) -> bool:
-    return (name.startswith("requirements") and name.endswith(".txt")) or name in ("environment.yml", "environment.yaml")
+    return ((name.startswith("requirements") and name.endswith(".txt")) or name in ("environment.yml", "environment.yaml")
+            or is_dockerfile(name))
 
 
 def _requirements(path: Path, text: str) -> Iterable[str]:
@@ -378,6 +381,8 @@ def _requirements(path: Path, text: str) -> Iterable[str]:
         return _pyproject_requirements(text)
     if path.name == "setup.py":
         return _setup_py_requirements(text)
+    if is_dockerfile(path.name):
+        return dockerfile_requirements(text)
     if path.name.startswith("environment."):
         # `- tensorflow=2.6` (conda) or `- tensorflow>=2.6` under pip:
         return (re.sub(r"^[\s-]*", "", line).replace("=", "==", 1) if re.search(r"[^<>=!~]=[^=]", line) else
