@@ -273,6 +273,26 @@ def test_a_project_whose_notebooks_do_not_agree_says_nothing(tmp_path, declarati
     assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == ["Course 1 - Lesson 2.ipynb"]
 
 
+def test_one_printed_version_speaks_for_a_small_book(tmp_path):
+    # Packt's TF 2.0 Quick Start Guide: Chapter 1 printed 2.0.0-alpha0, its other notebooks declare nothing;
+    # the book was written on that TensorFlow, so TFP209 (steps_per_execution, 2.4+) stays silent on its fits.
+    _course(tmp_path, [("print(tf.__version__)", stdout("2.0.0-alpha0\n"))])
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    found = VersionSearch().project_version(lesson, str(tmp_path.resolve()))
+    assert found.version == (2, 0) and found.from_siblings
+    assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == []
+
+
+def test_one_printed_version_among_many_notebooks_says_nothing(tmp_path, monkeypatch):
+    # A project of more notebooks than one book holds may be many books: one print is that notebook's own.
+    from tflint_perf.project import tf_version
+
+    _course(tmp_path, [("print(tf.__version__)", stdout("2.0.0\n")), "import tensorflow as tf", "import tensorflow as tf"])
+    monkeypatch.setattr(tf_version, "_ONE_BOOK", 3)
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    assert VersionSearch().project_version(lesson, str(tmp_path.resolve())) is None
+
+
 def test_the_projects_notebooks_answer_the_oldest_of_the_major_they_agree_on(tmp_path):
     # ml-design-patterns: one chapter's notebook printed 2.2, another 2.3; the others declare nothing.
     _course(tmp_path, [("print(tf.__version__)", stdout("2.3.0\n")), ("print(tf.__version__)", stdout("2.2.0\n"))])

@@ -23,6 +23,7 @@ paths care about (layers, losses, metrics, schedules) in ``analysis/hotpaths.py`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -57,6 +58,20 @@ _CHEAP_LAYERS = frozenset({
     "Dense", "Dropout", "Flatten", "InputLayer", "Input", "Activation", "ReLU", "BatchNormalization",
     "LayerNormalization", "Normalization", "Rescaling", "Reshape",
 })
+# A small MLP: at most this many layers. A small convnet may hold more (normalisation and activation
+# around each convolution), up to _STACK_LAYERS.
+_MLP_LAYERS = 8
+_STACK_LAYERS = 24
+_SMALL_CONVOLUTION_LAYERS = frozenset({
+    "Conv1D", "Conv2D", "Convolution1D", "Convolution2D", "SeparableConv1D", "SeparableConv2D", "DepthwiseConv2D",
+})
+_POOLING_LAYERS = frozenset({
+    "MaxPooling1D", "MaxPooling2D", "MaxPool1D", "MaxPool2D", "AveragePooling1D", "AveragePooling2D", "AvgPool2D",
+    "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "ZeroPadding2D",
+})
+_SMALL_CONVOLUTIONS = 6
+_SMALL_FILTERS = 64
+SMALL_INPUT = 32 * 32 * 3  # numbers of one example: an MNIST digit (784), a CIFAR image (3,072)
 # How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
 _MAX_DEPTH = 6
 
@@ -400,43 +415,98 @@ class KerasModels:
         """``Sequential([...])`` of at most 8 layers, all cheap per example (Dense of at most 1024 units
         given as literals, Dropout, normalisation, reshaping), with at least one hidden Dense layer: a
         model whose step costs less than the Python work around it."""
-        dense = self._cheap_dense_layers(constructor)
-        return dense is not None and dense >= 2
+        stack = self._small_stack(constructor)
+        return stack is not None and not stack.convolutions and stack.dense >= 2 and stack.layers <= _MLP_LAYERS
 
     def is_small_linear(self, constructor: cst.Call) -> bool:
         """As ``is_small_mlp`` with one Dense layer: a linear or logistic regression (``Flatten``,
         ``Dense(10)``). Cheaper still per step, but in real code it is as often a demonstration on a
         few thousand points as a model trained for thousands of steps: the data decides."""
-        return self._cheap_dense_layers(constructor) == 1
+        stack = self._small_stack(constructor)
+        return stack is not None and not stack.convolutions and stack.dense == 1 and stack.layers <= _MLP_LAYERS
 
-    def _cheap_dense_layers(self, constructor: cst.Call) -> Optional[int]:
-        """The Dense layers of a ``Sequential`` of at most 8 layers that are all cheap per example; None
-        for any other model."""
+    def is_small_convnet(self, constructor: cst.Call) -> bool:
+        """A ``Sequential`` convnet whose step is as small as a small MLP's: it declares a small input (at
+        most ``SMALL_INPUT`` numbers an example: an MNIST digit, a CIFAR image) and holds at most
+        ``_SMALL_CONVOLUTIONS`` convolutions of at most ``_SMALL_FILTERS`` filters (given as literals), with
+        pooling, padding and the MLP's cheap layers around them (TF Model Optimization's one-conv MNIST
+        classifier, a depthwise-separable CIFAR net of 8 to 32 channels). A convnet whose input the code
+        does not declare may run on 224 x 224 images: not small."""
+        stack = self._small_stack(constructor)
+        return (stack is not None and 0 < stack.convolutions <= _SMALL_CONVOLUTIONS
+                and stack.input_numbers is not None and stack.input_numbers <= SMALL_INPUT)
+
+    def _small_stack(self, constructor: cst.Call) -> Optional["_Stack"]:
+        """What a ``Sequential`` of at most ``_STACK_LAYERS`` layers, each cheap per example or a small
+        convolution or pooling, holds; None for any other model."""
         if self.model.call_name(constructor) not in SEQUENTIAL_MODEL_CLASSES or not constructor.args:
             return None
         items = constructor.args[0].value
         if constructor.args[0].keyword not in (None,) and constructor.args[0].keyword.value != "layers":
             return None
-        if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > 8:
+        if not isinstance(items, (cst.List, cst.Tuple)) or not items.elements or len(items.elements) > _STACK_LAYERS:
             return None
         layers = self.model.layers
-        dense = 0
-        for element in items.elements:
+        stack = _Stack(len(items.elements))
+        for index, element in enumerate(items.elements):
             value = element.value
             if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
                 return None
+            if index == 0:
+                stack.input_numbers = _declared_input(value, self.model.call_name(value))
             if self.model.call_name(value) == "keras.Input":
                 continue
             name = layers.layer_name(value)
+            if name in _SMALL_CONVOLUTION_LAYERS:
+                stack.convolutions += 1
+                width = layers.width_expression(value)
+                if width is None and name != "DepthwiseConv2D":
+                    return None
+                filters = int_literal(width[2]) if width is not None else 0
+                if filters is None or filters > _SMALL_FILTERS:
+                    return None
+                continue
+            if name in _POOLING_LAYERS:
+                continue
             if name not in _CHEAP_LAYERS:
                 return None
             if name == "Dense":
-                dense += 1
+                stack.dense += 1
                 width = layers.width_expression(value)
                 units = int_literal(width[2]) if width is not None else None
                 if units is None or units > 1024:
                     return None
-        return dense
+        return stack
+
+
+@dataclass
+class _Stack:
+    """A small ``Sequential``'s layers: how many, Dense and convolution layers, and the numbers of one
+    example its first layer declares (None when it declares none)."""
+    layers: int
+    dense: int = 0
+    convolutions: int = 0
+    input_numbers: Optional[int] = None
+
+
+def _declared_input(layer: cst.Call, name: Optional[str]) -> Optional[int]:
+    """The numbers of one example a model's first layer declares as literals: ``InputLayer(input_shape=(28,
+    28))``, ``keras.Input(shape=(32, 32, 3))``, ``Conv2D(8, 3, input_shape=(28, 28, 1))``; None otherwise."""
+    keys = ("shape",) if name == "keras.Input" else ("input_shape", "batch_input_shape")
+    for arg in layer.args:
+        if arg.keyword is None or arg.keyword.value not in keys or not isinstance(arg.value, (cst.Tuple, cst.List)):
+            continue
+        dims = [element.value for element in arg.value.elements]
+        if arg.keyword.value == "batch_input_shape":
+            dims = dims[1:]
+        sizes = [int_literal(dim) for dim in dims]
+        if not sizes or any(size is None for size in sizes):
+            return None
+        total = 1
+        for size in sizes:
+            total *= size  # type: ignore[operator]
+        return total
+    return None
 
 
 # A place after every statement of the module: where a `self.attr` assignment is followed from.

@@ -113,7 +113,7 @@ def _installed(source: str, cell: int) -> Iterator[NotebookVersion]:
         if magic is not None and magic.group(1) == "1":
             yield NotebookVersion((1, 15), f"selects Colab's TensorFlow 1 (`%tensorflow_version 1.x`, cell {cell})")
             continue
-        for argument in _install_arguments(line):
+        for argument in install_arguments(line):
             version = lower_bound(argument)  # the requirement parser the dependency files are read with
             if version in RELEASED_TENSORFLOW:
                 yield NotebookVersion(version, f"installs `{argument}` (cell {cell})")  # type: ignore[arg-type]
@@ -128,7 +128,7 @@ def _selected(source: str, cell: int) -> Iterator[NotebookVersion]:
                                   "as notebooks did while Colab's default was 1.x (to March 2020: 2.0 and 2.1)", True, True)
 
 
-def _install_arguments(line: str) -> List[str]:
+def install_arguments(line: str) -> List[str]:
     """The requirements a shell line installs with pip: the arguments after ``pip ... install`` in each
     of its commands (``&&``, ``;``, ``|``), unquoted as the shell does, its ``#`` comment dropped
     (``!pip install tensorflow==2.3.0  # not 1.15`` installs 2.3). Options are skipped; the value of one

@@ -2,12 +2,13 @@
 
 As ruff reads `requires-python`, this reads the lower bound of the TensorFlow requirement from the
 nearest dependency files above a checked file: `pyproject.toml` (PEP 621 dependencies and optional
-dependencies, Poetry), `setup.cfg`, `setup.py` (parsed with `ast`, never run), `requirements*.txt`
-and `environment.yml`. The search stops at the project root (a directory holding `.git`,
+dependencies, Poetry), `setup.cfg`, `setup.py` (parsed with `ast`, never run), `requirements*.txt`,
+`environment.yml` and Dockerfiles (``dockerfile.py``: `pip install tensorflow==X` in a `RUN`, `FROM
+tensorflow/tensorflow:X`). The search stops at the project root (a directory holding `.git`,
 `pyproject.toml`, `setup.py` or `setup.cfg`). `tensorflow>=2.12,<3` gives 2.12; `tensorflow==1.15`
 1.15; `tensorflow` with no version, or no requirement at all, gives nothing: rules then say which
 versions a finding holds for. In one directory the packaging metadata decides when it names
-TensorFlow; otherwise the lowest bound of its requirements files does (a CPU and a GPU pin side by
+TensorFlow; otherwise the lowest bound of its requirements, environment and Dockerfiles does (a CPU and a GPU pin side by
 side: the code runs on both).
 
 A notebook's own declaration (``notebook_version.py``) comes first when it installs a pinned
@@ -35,7 +36,8 @@ its TensorFlow in some of them, not in the one at hand (dlaicourse's first lesso
 ran on counts there (saved outputs of ``tf.__version__``, Colab's ``%tensorflow_version``): a pinned
 install far from the notebook at hand is that notebook's own need (tensorflow/docs' migration
 guides pin 2.9, 2.10 and 2.11 among 185 notebooks for the current TensorFlow). It takes at least
-two such notebooks, of which at least three in four name one major version, and answers the
+two such notebooks (or, in a project of at most ``_ONE_BOOK`` notebooks, one book, a single printed
+version: Packt's TF 2.0 Quick Start Guide printed 2.0.0-alpha0 in Chapter 1 alone), of which at least three in four name one major version, and answers the
 oldest they name (a requirement's lower bound: what the course must run on); Colab's 2.x counts for
 TensorFlow 2, but its 2.0 is the answer only where no notebook printed a 2.x version (the line was
 copied into notebooks run on later releases: one such copy must not make a 2.8 course 2.0). A minority of the
@@ -59,6 +61,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
+from tflint_perf.project.dockerfile import dockerfile_requirements, is_dockerfile
 from tflint_perf.project.index import run_project_root, walk_files
 from tflint_perf.project.notebook_version import notebook_version
 from tflint_perf.project.requirement import Version, lower_bound
@@ -72,6 +75,9 @@ _MAX_LEVELS = 12
 _MAX_SIBLINGS = 64
 _MIN_SIBLINGS = 2  # declaring siblings needed: one may be that notebook's own need
 _MAX_PROJECT_NOTEBOOKS = 512  # notebooks of a project read for its consensus: more is a collection of projects
+# A project of at most this many notebooks is one book or course: one notebook's printed version (where the
+# book ran) speaks for the rest when no other notebook declares one.
+_ONE_BOOK = 32
 _PROJECT_MAJORITY = 0.75  # share of the declaring notebooks that must name one major version
 # A file modified this recently may be modified again within the file system's timestamp granularity
 # without its stat changing: its bound is not remembered by stat (as git treats "racily clean" files).
@@ -119,6 +125,13 @@ def _infer(directory: str) -> Optional[InferredVersion]:
     return VersionSearch().infer(directory)
 
 
+@dataclass(frozen=True)
+class _ProjectNotebooks:
+    """The notebooks of a project that show where they ran (by real path), and how many it holds."""
+    declared: List[Tuple[str, InferredVersion]]
+    count: int
+
+
 class VersionSearch:
     """The search, with each directory's answer kept: one per run (or per process for the one-file
     entry points). ``stamps`` maps a dependency file's path to ``[mtime_ns, size, bound]`` (bound:
@@ -131,7 +144,7 @@ class VersionSearch:
         self._is_root: Dict[str, bool] = {}
         self._listed: Dict[str, Optional[Set[str]]] = {}
         self._siblings: Dict[str, List[Tuple[str, InferredVersion]]] = {}
-        self._projects: Dict[str, List[Tuple[str, InferredVersion]]] = {}
+        self._projects: Dict[str, _ProjectNotebooks] = {}
         self._started = time.time_ns()
 
     def infer(self, directory: str) -> Optional[InferredVersion]:
@@ -191,8 +204,9 @@ class VersionSearch:
         docstring says why); None otherwise. A Colab selection of 2.x votes for the major, but its
         2.0 is the answer only where no notebook of that major printed its version: the line was
         copied into notebooks that ran on later releases."""
-        declared = [found for path, found in self._project_notebooks(top) if path != real]
-        if len(declared) < _MIN_SIBLINGS:
+        notebooks = self._project_notebooks(top)
+        declared = [found for path, found in notebooks.declared if path != real]
+        if len(declared) < _MIN_SIBLINGS and not self._lone_printed(declared, notebooks.count):
             return None
         majors: Dict[int, List[InferredVersion]] = {}
         for found in declared:
@@ -207,18 +221,28 @@ class VersionSearch:
                     f"{os.path.relpath(oldest.source, top)} {oldest.evidence}")
         return InferredVersion(oldest.version, Path(real), evidence, saved_output=True, from_siblings=True)
 
-    def _project_notebooks(self, top: str) -> List[Tuple[str, InferredVersion]]:
+    @staticmethod
+    def _lone_printed(declared: List[InferredVersion], count: int) -> bool:
+        """One notebook of a small project (one book: Packt's TF 2.0 Quick Start Guide prints
+        `2.0.0-alpha0` in Chapter 1 only, its other 19 notebooks declare nothing) printed the version it
+        ran on: the book was written on that TensorFlow. A Colab selection alone may be that notebook's
+        own line, and a project of many notebooks may be many books."""
+        return len(declared) == 1 and not declared[0].colab_selection and count <= _ONE_BOOK
+
+    def _project_notebooks(self, top: str) -> "_ProjectNotebooks":
         """The notebooks under ``top`` that show the TensorFlow they ran on (a saved output, Colab's
         magic; not a pin), by real path, read once per project; found by the project index's walk
         (``walk_files``: the directories it skips, and its bound on directories), and none when the
         project holds more than ``_MAX_PROJECT_NOTEBOOKS`` or more directories than that bound."""
         if top not in self._projects:
             found: List[Tuple[str, InferredVersion]] = []
-            for path in walk_files(top, (NOTEBOOK_SUFFIX,), _MAX_PROJECT_NOTEBOOKS) or ():
+            paths = walk_files(top, (NOTEBOOK_SUFFIX,), _MAX_PROJECT_NOTEBOOKS)
+            for path in paths or ():
                 declared = self.notebook(os.path.realpath(path))
                 if declared is not None and declared.saved_output:  # where it ran, not a pin of its own
                     found.append((os.path.realpath(path), declared))
-            self._projects[top] = found
+            count = len(paths) if paths is not None else _MAX_PROJECT_NOTEBOOKS + 1  # too many to walk
+            self._projects[top] = _ProjectNotebooks(found, count)
         return self._projects[top]
 
     def _declaring_notebooks(self, directory: str) -> List[Tuple[str, InferredVersion]]:
@@ -348,7 +372,8 @@ def _listed_dependency_files(directory: Path, names: Set[str]) -> Iterator[Path]
 
 
 def _is_requirements_or_environment(name: str) -> bool:
-    return (name.startswith("requirements") and name.endswith(".txt")) or name in ("environment.yml", "environment.yaml")
+    return ((name.startswith("requirements") and name.endswith(".txt")) or name in ("environment.yml", "environment.yaml")
+            or is_dockerfile(name))
 
 
 def _requirements(path: Path, text: str) -> Iterable[str]:
@@ -356,6 +381,8 @@ def _requirements(path: Path, text: str) -> Iterable[str]:
         return _pyproject_requirements(text)
     if path.name == "setup.py":
         return _setup_py_requirements(text)
+    if is_dockerfile(path.name):
+        return dockerfile_requirements(text)
     if path.name.startswith("environment."):
         # `- tensorflow=2.6` (conda) or `- tensorflow>=2.6` under pip:
         return (re.sub(r"^[\s-]*", "", line).replace("=", "==", 1) if re.search(r"[^<>=!~]=[^=]", line) else

@@ -83,7 +83,7 @@ TARGET_VERSION = Option(
     None,
     f"The TensorFlow version the code runs on (a released version, `\"{versions.OLDEST}\"` to `\"{versions.NEWEST}\"`; "
     "an unknown one is a configuration error). When unset, it is inferred from the lower bound of the TensorFlow requirement in the "
-    "project's dependency files (`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`, `environment.yml`), "
+    "project's dependency files (`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`, `environment.yml`, Dockerfiles' `pip install` and `FROM tensorflow/tensorflow:X`), "
     "and for a notebook from its own cells: a pinned `!pip install tensorflow==...` first, the saved output of "
     "`tf.__version__` where no dependency file declares TensorFlow; `tflint-perf check --show-settings PATH` shows the version used and where it came from.",
     toml_type="string",

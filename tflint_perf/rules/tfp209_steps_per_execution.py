@@ -51,7 +51,11 @@ class StepsPerExecution(Rule):
 Checks for `Model.compile(...)` without `steps_per_execution` when the model is small and `fit` runs
 it in many small steps: the compiled model is a `Sequential([...])` of at most 8 cheap layers
 (`Dense` of at most 1024 units given as literals, `Dropout`, normalisation, `Flatten`, `Reshape`)
-with at least one hidden `Dense` layer, or a lone `Dense` (a linear or logistic regression) fitted on
+with at least one hidden `Dense` layer, or a small convnet on small inputs (a `Sequential` that
+declares its input, at most 3,072 numbers an example: an MNIST digit, a CIFAR image, and holds at most
+6 convolutions of at most 64 filters given as literals, with pooling, padding and the cheap layers
+around them: TF Model Optimization's one-conv MNIST classifier, 1,688 steps an epoch of a step that
+computes in well under a millisecond), or a lone `Dense` (a linear or logistic regression) fitted on
 evidently many rows (a slice of more than 1,024 rows such as `series[:7000]`, an array reshaped to
 60,000 rows; on data of unknown size a linear model is as often a demonstration on a few thousand points),
 and the same model is `fit` in the same function (or, for a factory that compiles and returns it,
@@ -94,7 +98,8 @@ per execution, 0.44 s with 32 (3.0x).
 
 It pays when a step is short: small dense models, small batches, TPUs. It does not pay for large
 models (convolutional networks, transformers, large batches), whose steps take milliseconds and
-hide the host work already; that is why the rule looks only at small Sequential MLPs.
+hide the host work already; that is why the rule looks only at small Sequential MLPs and at convnets
+of a few narrow convolutions on inputs the size of an MNIST digit or a CIFAR image.
 """
     example = """
 import tensorflow as tf
@@ -135,6 +140,17 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
         Valid(_MLP + "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(60000).batch(100)\n"
               "model.compile(optimizer='adam', loss='mse')\nmodel.fit(ds.repeat(), epochs=30, steps_per_epoch=500)\n",
               target_version=(2, 0)),
+        # A convnet whose input the code does not declare may run on large images: not evidently small.
+        Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(12, 3), "
+              "tf.keras.layers.MaxPooling2D(), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])\n"
+              "model.compile(optimizer='adam', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        # A convnet on 224 x 224 images, or of wide convolutions: steps long enough to hide the host work.
+        Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.InputLayer(input_shape=(224, 224, 3)), "
+              "tf.keras.layers.Conv2D(12, 3), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])\n"
+              "model.compile(optimizer='adam', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
+        Valid("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3, input_shape=(28, 28, 1)), "
+              "tf.keras.layers.Conv2D(256, 3), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])\n"
+              "model.compile(optimizer='adam', loss='mse')\nmodel.fit(x, y, epochs=10)\n"),
         # The name is bound to another model by the time it is trained.
         Valid(_MLP + "model.compile(optimizer='sgd', loss='mse')\nmodel = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])\n"
               "model.compile(optimizer='sgd', loss='mse', steps_per_execution=8)\nmodel.fit(x, y, epochs=10)\n"),
@@ -196,6 +212,24 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
               "model.compile(loss='mse', optimizer='sgd')\nmodel.fit(dataset, epochs=100)\n"),
     )
     invalid = (
+        # TF Model Optimization's clustering guide: a one-conv (12 filters) MNIST classifier fitted for 10
+        # epochs of 1,688 steps of 32; and its depthwise-separable CIFAR-10 net of 8 to 32 channels.
+        Invalid("import tensorflow as tf\nfrom tensorflow import keras\n"
+                "(train_images, train_labels), _ = tf.keras.datasets.mnist.load_data()\n"
+                "model = keras.Sequential([keras.layers.InputLayer(input_shape=(28, 28)), "
+                "keras.layers.Reshape(target_shape=(28, 28, 1)),\n"
+                "    keras.layers.Conv2D(filters=12, kernel_size=(3, 3), activation=tf.nn.relu), "
+                "keras.layers.MaxPooling2D(pool_size=(2, 2)),\n    keras.layers.Flatten(), keras.layers.Dense(10)])\n"
+                "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')\n"
+                "model.fit(train_images, train_labels, validation_split=0.1, epochs=10)\n", fixed=None),
+        Invalid("import tensorflow as tf\nfrom tensorflow import keras\nds_train = ds.cache().shuffle(1000).batch(128)\n"
+                "model = keras.Sequential([keras.layers.InputLayer(input_shape=(32, 32, 3)), keras.layers.ZeroPadding2D(padding=1),\n"
+                "    keras.layers.Conv2D(filters=8, kernel_size=(3, 3), strides=(2, 2)), keras.layers.BatchNormalization(), "
+                "keras.layers.ReLU(),\n    keras.layers.DepthwiseConv2D(kernel_size=(3, 3), padding='same'), "
+                "keras.layers.Conv2D(filters=32, kernel_size=(1, 1)),\n"
+                "    keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(10)])\n"
+                "model.compile(optimizer='adam', loss='mse')\nmodel.fit(ds_train, epochs=10, validation_data=ds_val)\n",
+                fixed=None),
         # A linear model fitted on evidently many rows for 20 epochs (handson-ml2 ch. 15: 7,000 series;
         # Deep Learning with Python ch. 5: MNIST reshaped to 60,000 rows, then scaled): thousands of tiny steps.
         Invalid("import tensorflow as tf\nX_train, y_train = series[:7000, :50], series[:7000, -1]\n"
@@ -249,7 +283,7 @@ steps. It is offered only when `target-version` (or the inferred version) is 2.4
             constructor = keras.constructor(receiver, site.function, site.place, site.lambdas)
             if constructor is None:
                 continue
-            if keras.is_small_mlp(constructor):
+            if keras.is_small_mlp(constructor) or keras.is_small_convnet(constructor):
                 fit = self._small_step_fit(context, site, receiver)
                 if fit is None or keras.fit_rows(fit) in (ONE, FEW):
                     continue  # at most 1,024 rows (`train_images[:1000]`): a few dozen steps an epoch

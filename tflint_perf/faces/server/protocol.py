@@ -35,7 +35,7 @@ UNTITLED = "untitled"  # the URI scheme of an editor's buffer that has no file y
 CHECKED_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 SETTINGS_SECTION = "tflint-perf"
 WATCHED = ("**/*.py", "**/*.ipynb", "**/pyproject.toml", "**/setup.cfg", "**/setup.py", "**/requirements*.txt",
-           "**/environment.yml", "**/environment.yaml")
+           "**/environment.yml", "**/environment.yaml", "**/Dockerfile", "**/Dockerfile.*", "**/*.Dockerfile")
 LOG = logging.getLogger(__name__)
 
 

@@ -25,6 +25,7 @@ from tflint_perf.checking.config import (
     with_cli_overrides,
     with_project_version,
 )
+from tflint_perf.project.dockerfile import is_dockerfile
 from tflint_perf.project.tf_version import forget_inferred_versions
 
 _SELECTORS = ("select", "extendSelect", "ignore")
@@ -34,7 +35,7 @@ _DEPENDENCY_FILE = re.compile(r"^(pyproject\.toml|setup\.cfg|setup\.py|environme
 
 
 def is_settings_file(path: Path) -> bool:
-    return bool(_DEPENDENCY_FILE.match(path.name))
+    return bool(_DEPENDENCY_FILE.match(path.name)) or is_dockerfile(path.name)
 
 
 def editor_settings(raw: Any) -> Dict[str, Any]:
