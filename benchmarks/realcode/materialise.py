@@ -18,6 +18,9 @@ from typing import Sequence
 
 from manifest import DEFAULT_TREES, load_manifest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tflint_perf.project.dockerfile import is_dockerfile  # noqa: E402  (the checkout's own package)
+
 KEPT_SUFFIXES = (".py", ".ipynb")
 KEPT_NAMES = ("pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml")
 
@@ -28,6 +31,7 @@ def kept(path: str) -> bool:
         path.endswith(KEPT_SUFFIXES)
         or name in KEPT_NAMES
         or (name.startswith("requirements") and name.endswith(".txt"))
+        or is_dockerfile(name)  # the image's `pip install tensorflow==X` is a target version, as for a user
     )
 
 
