@@ -58,3 +58,22 @@ def test_an_importer_the_session_does_not_model_may_pass_anything(tmp_path):
     launcher = "from utils import generate_ds\n\nds = generate_ds(paths, labels, cache_data=True)\n"
     root = _project(tmp_path, {"utils.py": _UTILS, "train.py": _TRAIN.format(passed=""), "launch.py": launcher})
     assert _findings(root, "TFP103") == {("utils.py", 10)}
+
+
+_RECURSIVE = (
+    "import tensorflow as tf\n\n"
+    "def make(files, depth, cache=False):\n"
+    "    ds = tf.data.TFRecordDataset(files).shuffle(1000)\n"
+    "    if cache:\n        ds = ds.cache()\n"
+    "    if depth > 0:\n        return make(files, depth - 1, cache=cache)\n"
+    "    return ds.repeat()\n\n"
+    "ds = make(['a.tfrecord'], 2{passed})\nmodel.fit(ds, epochs=10)\n"
+)
+
+
+def test_a_helper_passing_its_flag_to_itself_is_followed_a_few_calls_deep(tmp_path):
+    # The recursive call binds `cache` to `cache` itself: followed for ever, the check overflowed the
+    # stack and the module was reported as "nested too deeply to analyse", every finding in it lost.
+    root = _project(tmp_path, {"data.py": _RECURSIVE.format(passed=", cache=True")})
+    assert _findings(root, "TFP103") == {("data.py", 6)}
+    assert _findings(root, "TFP002") == set()

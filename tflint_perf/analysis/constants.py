@@ -51,15 +51,22 @@ class ValueSources:
     def truth(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo]) -> Optional[bool]:
         """Whether a condition is always true or always false, whatever the run: ``False``, a module
         constant (``DEBUG = False``, bound once and not rebound in the function reading it), ``not``
-        of one; None for anything a run may change (a flag, a parameter, a computed value)."""
+        of one, or a parameter no call in the project passes a true value (``_never_passed_true``);
+        None for anything a run may change (a flag, a parameter, a computed value)."""
+        return self._truth(expr, scope, 0)
+
+    def _truth(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[bool]:
+        """``truth``, ``depth`` callers back: a helper that passes its own flag on to itself
+        (``return make(files, n - 1, cache=cache)``) or to a helper that passes it back is followed
+        ``_MAX_DEPTH`` calls deep, not for ever."""
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            inner = self.truth(expr.expression, scope)
+            inner = self._truth(expr.expression, scope, depth)
             return None if inner is None else not inner
         if self._booleans is None:
             self._booleans = ValueSources(self.model, _bool_literal)
         value = self._booleans._value(expr, scope, _MAX_DEPTH)  # no callers followed: a parameter is unknown
         if value is None or (value.origin and not value.origin.startswith("constant")):
-            if isinstance(expr, cst.Name) and self._never_passed_true(expr.value, scope, 0):
+            if isinstance(expr, cst.Name) and self._never_passed_true(expr.value, scope, depth):
                 return False  # `if cache:`, and every call in the project leaves `cache` False
             return None  # a parameter's default or a flag's: it may differ at run time
         return bool(value.value)
@@ -115,10 +122,7 @@ class ValueSources:
         or a parameter never passed a true value (``_never_passed_true``)."""
         if isinstance(expr, cst.Name) and expr.value == "None":
             return True
-        if self.truth(expr, scope) is False:
-            return True
-        return isinstance(expr, cst.Name) and expr.value not in ("True", "False") \
-            and self._never_passed_true(expr.value, scope, depth + 1)
+        return self._truth(expr, scope, depth + 1) is False
 
     def _value(self, expr: cst.BaseExpression, scope: Optional[FunctionInfo], depth: int) -> Optional[IntegerValue]:
         value = self._literal(expr)
