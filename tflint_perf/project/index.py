@@ -295,17 +295,20 @@ class Project:
             self._files = [Path(found) for found in walk_files(str(self.root), _SUFFIXES, MAX_PROJECT_FILES) or ()]
         return self._files
 
-    def mentions(self, name: str) -> Optional[int]:
-        """How often ``name`` occurs as a word anywhere in the project's files: a call, an import, a
-        ``getattr(obj, "name")``, a comment. None when the project is too big to list."""
-        files = self.files()
-        if not files:
+    def mentions(self, name: str, path: Path) -> Optional[int]:
+        """How often ``name`` occurs as a word in ``path`` and the files of its ``neighbourhood``: a call,
+        an import, a ``getattr(obj, "name")``, a comment. Only there: the results cache and the workspace
+        key a file's findings by those files' texts (``neighbourhood_digest``), so an answer read from any
+        other file would leave a finding stale when that file changes. None when the project is too big
+        to list (its importers are then unknown)."""
+        if not self.files():
             return None
+        path = _resolved(path)
         total = 0
-        for path in files:
-            words = self._words.get(path)
+        for file in sorted({path} | neighbourhood(path, self.dependencies, self.importers_of)):
+            words = self._words.get(file)
             if words is None:
-                words = self._words[path] = Counter(_WORD.findall(self.text_of(path)))
+                words = self._words[file] = Counter(_WORD.findall(self.text_of(file)))
             total += words[name]
         return total
 

@@ -125,7 +125,12 @@ its name says (`eval_train_ds`). Evaluation the model waits on every epoch count
 evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
 (`target-version`, or the version inferred from the project's dependency files) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
-or autotune off; when the version is unknown the message says so. Stateful maps (random ops,
+or autotune off; when the version is unknown the message says so. Dead code is not reported: a
+pipeline built in a function or method whose name its module and the modules around it (what it
+imports and what imports it, two levels each) mention only in its own `def`, in a project not packaged
+for others (whose public names are an API); a training pipeline such a function returns unconsumed
+(shuffled, repeated or randomly augmented, or named for training: a `make_train_dataset`, a
+`train_input_fn`) is still reported, for the notebook, user or framework that calls it. Stateful maps (random ops,
 `py_function`, a `tf.lookup` table's `lookup`, the table followed to where it is built, through a
 helper's parameters too) and `interleave` are reported on every version: the runtime leaves them
 sequential.

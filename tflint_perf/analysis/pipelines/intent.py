@@ -256,9 +256,13 @@ class PipelineIntent:
         training), or no consumer is in sight and its names and content do not say otherwise."""
         if self.discarded(call):
             return False  # `dataset.map(augment)` on a line of its own: nothing ever runs it
-        if never_called(self.model, self.scope_of(call)):  # type: ignore[attr-defined]
-            return False  # built in a function nothing in the project names: dead code
         consumptions = self.consumptions_of(call)
+        if never_called(self.model, self.scope_of(call)) and (  # type: ignore[attr-defined]
+                consumptions or self.purpose_unseen(call, states) is not Purpose.TRAINING):
+            # Built in a function nothing around names: dead code. But a training pipeline it returns
+            # unconsumed (`make_train_dataset`, a shuffled `input_fn`) is for a caller out of sight: a notebook,
+            # a user, a framework.
+            return False
         if not consumptions and self.unread(call, filename):
             return False  # `aug_ds = train_ds.map(augment)`, never read again: a demonstration, dead code
         if Purpose.TRAINING in purposes and any(self.every_epoch(c) for c in consumptions):
