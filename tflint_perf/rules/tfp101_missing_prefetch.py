@@ -271,9 +271,8 @@ are as few), loops whose only training word is a printed counter (`print(num_tra
 only a framework consumes without saying for what (`distribute_datasets_from_function`, an `input_fn`
 given only to `evaluate` or `predict`) are not reported, nor are a TF1 iterator whose session runs only
 fetch its elements, feeding nothing, in a module that trains nothing (a script collecting each record's
-label before writing a split), pipelines built in a function or method whose name no file of the project
-mentions but its own `def` (dead code; not in a packaged project, whose public names are an API), and
-test support modules (`*test_utils.py`, `test_util.py`, a `testing/` package).
+label before writing a split), and test support modules (`*test_utils.py`, `test_util.py`, a `testing/`
+package).
 """
     why_bad = """
 Without `prefetch`, the input pipeline and the training step run one after the other: while the
