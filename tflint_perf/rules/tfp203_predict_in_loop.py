@@ -196,7 +196,7 @@ direct call, no Keras prediction loop). An input drawn at random where it is pas
 (`generator.predict(np.random.uniform(-1, 1, size=[batch, z_dim]))`) changes every iteration.
 
 Not reported: a loop whose body ends in `break` (it runs once: `for x, y in test_iter: pred =
-model.predict(x); print(pred.shape); break`), a call under `if step % N == 0:` with N at least 10 (a sample
+model.predict(x); print(pred.shape); break`), a call under `if step % N == 0:` on the counter of the loop it runs in, with N at least 10 (a sample
 grid plotted every hundred steps spreads one set-up over N steps), loops that look at a few samples (`for i in range(9)` around `plt.subplot`, a loop that
 draws what it computes unless it also trains, as a gym episode loop calling `env.render()` and fitting
 the agent does (a Keras model's `fit` / `train_on_batch`, a TensorFlow optimizer's `minimize` /
@@ -363,6 +363,11 @@ file calls, or that is called from elsewhere with other sizes than the callers i
         # Keras' own predict on the same subclass, once per environment step.
         Invalid(_OWN_PREDICT.format(predict=""), fixed=_OWN_PREDICT.format(predict="").replace(
             "model.predict(", "model.predict_on_batch(")),
+        # Every tenth epoch, a loop over the test set predicting sample by sample: the guard spreads nothing.
+        Invalid(_KERAS + "for epoch in range(100):\n    model.fit(x_train, y_train, epochs=1)\n    if epoch % 10 == 0:\n"
+                "        for i in range(len(x_test)):\n            print(model.predict(x_test[i:i + 1]))\n",
+                fixed=_KERAS + "for epoch in range(100):\n    model.fit(x_train, y_train, epochs=1)\n    if epoch % 10 == 0:\n"
+                "        for i in range(len(x_test)):\n            print(model.predict_on_batch(x_test[i:i + 1]))\n"),
         # A loop that breaks only on some condition runs over the data.
         Invalid(_KERAS + "for X, Y in iter(test_iter):\n    pred = model.predict(X)\n    if pred.max() > 0.9:\n        break\n"),
         # A GAN trainer: the generator and the batch size (64) unpacked from tuples the caller packs.
@@ -609,8 +614,10 @@ file calls, or that is called from elsewhere with other sizes than the callers i
     def _where(self, loops: StepLoops, site: CallSite, x: cst.BaseExpression) -> Optional[str]:
         if any(loops.inspects(loop) or looks_at_few(loop) for loop in site.loops):
             return None  # a look at a few samples, inside or around
-        if any((loops.every_nth(loop, site.statement or site.node, site.function) or 0) >= FEW_CALLS for loop in site.loops):
-            return None  # `if step % 100 == 0:` a sample grid plotted: the set-up spread over a hundred steps
+        if site.loops and (loops.every_nth(site.loops[-1], site.statement or site.node, site.function) or 0) >= FEW_CALLS:
+            # `if step % 100 == 0:` a sample grid plotted: the set-up spread over a hundred steps. The guard
+            # is on the innermost loop: under `if epoch % 10 == 0:`, a loop over the test set calls it per sample.
+            return None
         if site.function is not None and tf_function_decorator(loops.model, site.function) is not None:
             return None  # Keras refuses `predict` inside a tf.function: the code fails before it is slow
         runs = loops.runs_in_all(site)
