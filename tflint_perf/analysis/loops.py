@@ -127,6 +127,13 @@ class _Calls(cst.CSTVisitor):
         self.found.append(node)
 
 
+def calls_under(node: cst.CSTNode) -> List[cst.Call]:
+    """Every call in ``node``'s tree, ``node`` included (walked, not through ``children``, which rebuilds)."""
+    finder = _Calls()
+    walk(node, finder)
+    return finder.found
+
+
 class _OwnContinue(cst.CSTVisitor):
     """Whether a ``continue`` belongs to the loop walked (not to a loop nested in it, nor to a function there)."""
 
@@ -545,9 +552,7 @@ class StepLoops:
         return any(self.bound_in(name, site, loop) for name in names_read(expr)) or self._draws_random(expr)
 
     def _draws_random(self, expr: cst.BaseExpression) -> bool:
-        finder = _Calls()
-        walk(expr, finder)
-        for call in finder.found:
+        for call in calls_under(expr):
             name = self.model.call_name(call) or dotted_text(call.func) or ""
             if name.startswith(_RANDOM_MODULES) and "stateless" not in name:
                 return True

@@ -31,6 +31,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from tflint_perf.analysis.loops import calls_under
 from tflint_perf.analysis.model import ClassInfo, FunctionInfo, ModuleModel
 from tflint_perf.analysis.pipelines.across_modules import AcrossModules
 from tflint_perf.analysis.names import dotted_text
@@ -42,7 +43,6 @@ from tflint_perf.analysis.pipelines.reads import IteratorReads
 from tflint_perf.analysis.pipelines.sources import SOURCES, is_tfds_as_dataset
 from tflint_perf.analysis.pipelines.values import Consumption, Env, Op, State, Summary, Value
 from tflint_perf.analysis.purpose import Purpose
-from tflint_perf.text.walk import walk
 
 
 class PipelineAnalysis(AcrossModules, Fixpoint, ConsumptionQueries, PipelineIntent, StatePredicates):
@@ -177,10 +177,8 @@ def _printed_iterators(model: ModuleModel) -> List[cst.Call]:
         if node.func.value == "next" and node.args and isinstance(node.args[0].value, cst.Name):
             nexts.setdefault((site.function, node.args[0].value.value), []).append(node)
         elif node.func.value == "print":
-            calls = _Calls()
             for arg in node.args:
-                walk(arg, calls)  # not `node.children`, which rebuilds every node it lists
-            printed.update(calls.found)
+                printed.update(calls_under(arg))
     found: List[cst.Call] = []
     for site in model.calls:
         node, statement = site.node, site.statement
@@ -196,12 +194,3 @@ def _printed_iterators(model: ModuleModel) -> List[cst.Call]:
     return found
 
 
-class _Calls(cst.CSTVisitor):
-    """Every call in a tree."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
