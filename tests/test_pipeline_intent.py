@@ -807,12 +807,19 @@ BABYWEIGHT = """
 """
 
 
+# The reader alone: no `TrainSpec` in sight (a `TrainSpec` trains whatever the path says), so the path decides.
+BABYWEIGHT_READER = BABYWEIGHT[: BABYWEIGHT.index("    def train_and_evaluate")]
+
+
 def test_a_trainer_package_inside_an_evaluation_project_is_training_code():
     assert found(BABYWEIGHT, ["TFP101"], filename="model_evaluation_pipeline/trainer/model.py") == [(11, "TFP101")]
+    assert found(BABYWEIGHT_READER, ["TFP101"], filename="model_evaluation_pipeline/trainer/model.py") == [
+        (11, "TFP101")]
 
 
 def test_an_evaluation_module_inside_a_trainer_package_is_not():
-    assert found(BABYWEIGHT, ["TFP101"], filename="trainer/evaluation/model.py") == []
+    assert found(BABYWEIGHT_READER, ["TFP101"], filename="trainer/evaluation/model.py") == []
+    assert found(BABYWEIGHT_READER, ["TFP101"], filename="model_evaluation_pipeline/model.py") == []
 
 
 # calmisential/Basic_CNNs_TensorFlow2: prepare_data.py returns the train/valid/test pipelines; train.py

@@ -210,6 +210,7 @@ class Project:
         self._file_order: Dict[Path, int] = {}
         self._stale_importers: Set[Path] = set()
         self._pipeline_text: Dict[Path, bool] = {}
+        self._sys_path_entries: Dict[Path, List[str]] = {}  # each file's relative literal `sys.path` entries
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
         self._reachable: Dict[Path, FrozenSet[Path]] = {}
         self._words: Dict[Path, Counter] = {}  # each file's identifiers (code, strings, comments), counted
@@ -256,6 +257,7 @@ class Project:
         self._words.pop(path, None)
         known = self._dependencies.pop(path, None)
         self._pipeline_text.pop(path, None)
+        self._sys_path_entries.pop(path, None)
         self._stamps.pop(path, None)
         _DIGESTS.pop(path, None)
         self._reachable.clear()
@@ -330,6 +332,7 @@ class Project:
             if path.suffix == ".ipynb":
                 text = notebook_code(text)
             known = self._scans[path] = imports_in_text(text) if "import" in text else []
+            self._sys_path_entries[path] = _added_to_sys_path(text)  # the same read, for `_module_file`
         return known
 
     def remember_imports(self, path: Path, refs: List[ImportRef], dependencies: Optional[List[Path]] = None) -> None:
@@ -455,12 +458,21 @@ class Project:
         if found is None and not level:
             # `sys.path.append("..")` then `import d2lzh_tensorflow2`: a notebook in `code/chapter09/`
             # runs in its own directory and puts `code/` on the path for the helper package there.
-            text = self.text_of(importer)
-            for extra in _added_to_sys_path(notebook_code(text) if importer.suffix == ".ipynb" else text):
+            for extra in self._sys_path_entries_of(importer):
                 found = _module_file(self.root, Path(os.path.normpath(_resolved(importer).parent / extra)), module, 0)
                 if found is not None:
                     break
         return found
+
+    def _sys_path_entries_of(self, importer: Path) -> List[str]:
+        """The relative directories the importer's text puts on ``sys.path``: found when its imports are
+        scanned, else read once (asked for every import that does not resolve otherwise: numpy's...)."""
+        entries = self._sys_path_entries.get(importer)
+        if entries is None:
+            text = self.text_of(importer)
+            entries = self._sys_path_entries[importer] = _added_to_sys_path(
+                notebook_code(text) if importer.suffix == ".ipynb" and "sys.path" in text else text)
+        return entries
 
 
 # `sys.path.append("..")`, `sys.path.insert(0, '../..')`: a relative directory written as a literal.

@@ -157,6 +157,8 @@ _REINITIALIZED = (
 )
 _VAL_EVERY_EPOCH = "        sess.run(val_init_op)\n        for j in range(500):\n            sess.run(loss)\n"
 _VAL_ONCE = "    sess.run(val_init_op)\n    for j in range(500):\n        sess.run(loss)\n"
+# One batch read after the switch, every epoch: the step waits for it however the pipeline ends.
+_VAL_ONE_BATCH = "        sess.run(val_init_op)\n        print(sess.run(loss))\n"
 
 # google-research/uda image/data.py: the supervised and unsupervised pipelines, {ending}, gathered by
 # `append` into a list that `Dataset.zip` pairs; the map after the zip only merges the feature dicts.
@@ -200,7 +202,8 @@ What the consumer is for decides (analysis/purpose.py): `fit` and loops that tra
 `train_step`, `apply_gradients`, open a `GradientTape`) count, and so does evaluation the model
 waits on every epoch (analysis/pipelines/intent.py): `fit(..., validation_data=val_ds, epochs=10)`,
 or a `for x, y in test_ds:` loop inside the loop that trains, or a TF1 reinitializable iterator switched
-to the validation pipeline (`sess.run(val_init_op)`) inside the loop that trains (a `val_ds.prefetch(n)`
+to the validation pipeline (`sess.run(val_init_op)`) inside the loop that trains, then read by a loop of
+session runs (one `sess.run(loss)` after the switch reads a single batch: not reported; a `val_ds.prefetch(n)`
 whose result is discarded prefetches nothing: the pipeline the iterator reads is the one bound to the name). Pipelines consumed only by `evaluate`,
 `predict`, `fit`'s `validation_data` for one epoch or read rarely (`validation_steps=2` batches an epoch,
 and at most 1,000 elements where a map before a written batch size makes each element work: ten batches
@@ -335,6 +338,8 @@ one op per line, the prefetch gets a line of its own with the same indentation.
         Valid(_UDA.format(ending=".prefetch(1)")),
         # Validation once, after the training loop: evaluation run once.
         Valid(_REINITIALIZED.format(where="after training", val=_VAL_ONCE)),
+        # Switched to every epoch, but only one batch read: nothing for a prefetch to overlap.
+        Valid(_REINITIALIZED.format(where="every epoch", val=_VAL_ONE_BATCH)),
         # A model built in a tf.distribute strategy's scope: `fit` distributes the dataset, and the
         # strategy's iterator prefetches onto each device (MirroredStrategy, TPUStrategy, MultiWorker...).
         Valid(_STRATEGY_FIT.format(strategy="strategy = tf.distribute.MirroredStrategy()")),

@@ -115,7 +115,8 @@ class PipelineIntent:
         if consumption.kind == "iterator" and consumption.purpose is Purpose.EVALUATION:
             # TF1's reinitializable iterator switched to the validation pipeline by `sess.run(val_init_op)`
             # inside the epoch loop: each such run starts a pass the session then reads, step by step.
-            return any(self._in_training_loop(run) for run in self._initializer_runs(consumption.node))
+            return any(self._in_training_loop(run) and self._pass_follows(run)
+                       for run in self._initializer_runs(consumption.node))
         nested = (consumption.kind == "model" and consumption.role == "evaluate") or (
             consumption.kind == "for" and consumption.purpose in _NESTED_EVALUATION)
         return nested and self._in_training_loop(consumption.node)
@@ -146,6 +147,23 @@ class PipelineIntent:
                     and (other.function is site.function or site.function is None):
                 runs.append(other.node)
         return runs
+
+    def _pass_follows(self, run: cst.Call) -> bool:
+        """After ``sess.run(val_init_op)`` a loop of the same block runs the session (`for j in
+        trange(val_img_cnt): sess.run(...)`, `while True:` until the pass ends): the pipeline is read step
+        by step. One ``print(sess.run(loss))`` after it reads a single batch, which the step waits for
+        however the pipeline ends (as ``reads_one_batch`` for ``fit``'s validation)."""
+        site = self.model.site_of(run)
+        if site is None:
+            return False
+        blocks, loops = site.place.blocks, site.loops
+        return any(
+            other.function is site.function and other.place.order > site.place.order
+            and other.place.blocks[: len(blocks)] == blocks
+            and len(other.loops) > len(loops) and other.loops[: len(loops)] == loops
+            and isinstance(other.node.func, cst.Attribute) and other.node.func.attr.value == "run"
+            for other in self.model.calls
+        )
 
     def reads_one_batch(self, consumption: Consumption) -> bool:
         """Each pass of ``fit``'s validation reads a single batch: ``validation_steps=1``, or every
