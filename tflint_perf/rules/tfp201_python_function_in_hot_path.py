@@ -90,7 +90,8 @@ other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`, or only reading a file in a
 format no TensorFlow op reads: `numpy_function(np.load, [path], tf.float32)` of a `.npy` feature file,
-`np.fromfile`, a pickle, HDF5, `soundfile`; file I/O releases the GIL, so a parallel map overlaps it) are not reported.
+a pickle, HDF5, `soundfile`; file I/O releases the GIL, so a parallel map overlaps it) are not reported. A raw
+dump read by `np.fromfile` is: `tf.io.decode_raw(tf.io.read_file(path), tf.float32)` reads it.
 """
     why_bad = """
 The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
@@ -300,6 +301,12 @@ are not followed.
         # reader the code does not show, is work the rule's advice applies to.
         Invalid(_LOAD_NPY.format(load="lambda p: (np.load(p) - MEAN) / STD")),
         Invalid(_LOAD_NPY.format(load="read_features")),
+        # A raw dump has a TF reader (`tf.io.decode_raw` of `tf.io.read_file`); a `.decode` that is given the
+        # data, not an encoding, decodes it (a pickled JPEG).
+        Invalid(_LOAD_NPY.format(load="lambda p: np.fromfile(p, dtype=np.float32)")),
+        Invalid(_TF + "import pickle\nimport numpy as np\n\ndef load_image(path):\n"
+                "    with open(path, 'rb') as f:\n        record = pickle.load(f)\n    return jpeg.decode(record['jpeg'])\n\n"
+                + _LOAD_NPY.format(load="load_image").replace(_TF + "import numpy as np\n", "")),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # Zipped and filtered but not cached: both tokenisations run again on every epoch.
