@@ -26,6 +26,14 @@ _LOAD_NPY = (
     "    ds = ds.map(lambda p: tf.numpy_function({load}, [p], tf.float32), tf.data.experimental.AUTOTUNE)\n"
     "    return ds.shuffle(100).padded_batch(16).prefetch(1)\n\nmodel.fit(make(files), epochs=100)\n"
 )
+
+
+def _unpickled(body: str) -> str:
+    """``_LOAD_NPY`` whose callback ``load`` opens the file and runs ``body`` (its reads and returns)."""
+    return (_TF + "import pickle\nimport numpy as np\n\ndef load(path):\n    with open(path, 'rb') as f:\n"
+            f"        {body}\n\n" + _LOAD_NPY.format(load="load").replace(_TF + "import numpy as np\n", ""))
+
+
 # dragen1860/TensorFlow-2.x-Tutorials, 21-CN-EN-Translation-BERT/tokenizer.py (`{cached}`: what follows the filter).
 _TOKENIZE = (
     _TF + "def get_datasets(examples, tokenizer, max_length):\n    def encode(zh, en):\n"
@@ -242,9 +250,7 @@ are not followed.
         Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode()).astype(np.float32)")),
         # czy36mengfei's image captioning: each image's cached InceptionV3 features, `name + '.npy'`.
         Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode('utf-8') + '.npy')")),
-        Valid(_TF + "import pickle\nimport numpy as np\n\ndef load_features(path):\n"
-              "    with open(path, 'rb') as f:\n        return np.asarray(pickle.load(f))\n\n"
-              + _LOAD_NPY.format(load="load_features").replace(_TF + "import numpy as np\n", "")),
+        Valid(_unpickled("return np.asarray(pickle.load(f))")),
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
@@ -304,9 +310,7 @@ are not followed.
         # A raw dump has a TF reader (`tf.io.decode_raw` of `tf.io.read_file`); a `.decode` that is given the
         # data, not an encoding, decodes it (a pickled JPEG).
         Invalid(_LOAD_NPY.format(load="lambda p: np.fromfile(p, dtype=np.float32)")),
-        Invalid(_TF + "import pickle\nimport numpy as np\n\ndef load_image(path):\n"
-                "    with open(path, 'rb') as f:\n        record = pickle.load(f)\n    return jpeg.decode(record['jpeg'])\n\n"
-                + _LOAD_NPY.format(load="load_image").replace(_TF + "import numpy as np\n", "")),
+        Invalid(_unpickled("record = pickle.load(f)\n    return jpeg.decode(record['jpeg'])")),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # Zipped and filtered but not cached: both tokenisations run again on every epoch.
