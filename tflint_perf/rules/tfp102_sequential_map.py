@@ -538,6 +538,13 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 "    return {'inputs': 'question: ' + question + ' context: ' + ex['context']}\n"
                 "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    format_str,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\n"
                 "model.fit(ds.batch(8), epochs=5)\n"),
+        # A written prefix joined to what an op computes from the element: the op runs per element.
+        Invalid("import tensorflow as tf\ndef summarize(ex):\n    return {'inputs': 'summarize: ' + tf.strings.lower(ex['article'])}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(summarize)\nmodel.fit(ds.batch(8), epochs=5)\n",
+                target_version=(2, 0), count=1,
+                fixed="import tensorflow as tf\ndef summarize(ex):\n    return {'inputs': 'summarize: ' + tf.strings.lower(ex['article'])}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    summarize,\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(8), epochs=5)\n"),
         # Arithmetic on the element written in place (`image /= 255.0`) is an op per element, as `image / 255.0` is.
         Invalid("import tensorflow as tf\ndef scale(features):\n    image = features['image']\n    image /= 255.0\n"
                 "    return image, features['label']\nds = tf.data.TFRecordDataset(f).map(parse, 4).map(scale)\n"

@@ -129,6 +129,7 @@ def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[Fu
         if isinstance(current, cst.BinaryOperation):
             if not _builds_string(current) or _joins_element_values(current, model, inner, node):
                 return False
+            stack.extend(_joined_calls(current))  # `'q: ' + tf.strings.lower(...)`: the call is judged as any other
             continue
         if isinstance(current, cst.AugAssign) and _holds_element_value((current.target, current.value), model, inner, node):
             return False  # `image /= 255.`, `total += features[k]`: arithmetic on the element (a counter is Python's)
@@ -180,6 +181,20 @@ def _holds_element_value(sides: Tuple[cst.BaseExpression, ...], model: ModuleMod
             if any(b.kind == "param" or b.kind == "assign" and isinstance(b.value, cst.Subscript) for b in bindings):
                 return True
     return False
+
+
+def _joined_calls(operation: cst.BinaryOperation) -> List[cst.Call]:
+    """The calls a key built from strings joins, other than ``str(...)`` of a Python value (``'ensemble_' +
+    str(i + 1)``): ``'summarize: ' + tf.strings.lower(text)`` runs the call's op per element."""
+    calls: List[cst.Call] = []
+    stack: List[cst.BaseExpression] = [operation.left, operation.right]
+    while stack:
+        side = stack.pop()
+        if isinstance(side, cst.BinaryOperation):
+            stack.extend((side.left, side.right))
+        elif isinstance(side, cst.Call) and not (isinstance(side.func, cst.Name) and side.func.value == "str"):
+            calls.append(side)
+    return calls
 
 
 def _membership(comparison: cst.Comparison) -> bool:
