@@ -1,13 +1,16 @@
 """Python callbacks that only read files TensorFlow has no reader for.
 
 A ``tf.numpy_function(np.load, [path], tf.float32)`` in a map reads one preprocessed ``.npy`` feature
-file per element: no TensorFlow op reads the ``.npy`` (nor ``np.fromfile``'s raw dumps, a pickle, an
-HDF5 file, a ``.mat``, or audio through ``soundfile``), so "write it with TensorFlow ops" cannot be
-followed, and the work is file I/O, which releases the GIL: a parallel map overlaps the reads. What
+file per element: no TensorFlow op reads the ``.npy`` (nor a pickle, an HDF5 file, a ``.mat``, audio
+through ``soundfile``, or a WAV file other than 16-bit PCM, all that ``tf.audio.decode_wav`` reads), so
+"write it with TensorFlow ops" cannot be followed, and the work is file I/O, which releases the GIL: a
+parallel map overlaps the reads. What
 decides is what the callback does, not its name: the reader itself (``np.load``), or a lambda or
 same-file function whose calls are such reads and what only carries the path to them and the array
 out of them (``open``, ``str``, ``.decode()``, ``.astype(np.float32)``, ``name + '.npy'``). NumPy arithmetic that TF
-could do (``(x - mean) / std``), a loop, or any other call is work the rule's advice applies to.
+could do (``(x - mean) / std``), a loop, or any other call is work the rule's advice applies to. A raw
+dump (``np.fromfile(path, dtype)``) has a TF reader, ``tf.io.decode_raw(tf.io.read_file(path), dtype)``:
+the advice applies to it.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ from tflint_perf.analysis.model import FunctionInfo, ModuleModel
 
 # Readers of file formats no TensorFlow op reads (`tf.io.read_file` reads bytes; nothing parses them).
 FILE_READERS = frozenset({
-    "numpy.load", "numpy.fromfile", "pickle.load", "joblib.load", "h5py.File", "soundfile.read",
-    "scipy.io.loadmat", "scipy.io.wavfile.read",
+    "numpy.load", "pickle.load", "joblib.load", "h5py.File", "soundfile.read", "scipy.io.loadmat",
+    "scipy.io.wavfile.read",
 })
 # What only carries the path in or the array out: no computation on the data.
 _CARRIERS = frozenset({"open", "str", "bytes", "numpy.asarray", "numpy.array", "numpy.float32", "numpy.int32",
                        "numpy.int64"})
 _CARRYING_METHODS = frozenset({"decode", "astype", "numpy", "item"})
+# `.decode()` carries only when it names at most an encoding (`path.decode('utf-8')`); `jpeg.decode(data)`,
+# `tokenizer.decode(ids)` decode the data.
+_DECODE = "decode"
 # Nodes that compute on the data (or repeat the read an unknown number of times).
 _WORK = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation, cst.For, cst.While,
          cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.IfExp, cst.If)
@@ -86,4 +92,6 @@ def _carries(model: ModuleModel, call: cst.Call, scope: Optional[FunctionInfo]) 
         return True
     if model.call_name(call) in _CARRIERS:
         return True
-    return isinstance(func, cst.Attribute) and func.attr.value in _CARRYING_METHODS
+    if not (isinstance(func, cst.Attribute) and func.attr.value in _CARRYING_METHODS):
+        return False
+    return func.attr.value != _DECODE or all(isinstance(arg.value, cst.SimpleString) for arg in call.args)

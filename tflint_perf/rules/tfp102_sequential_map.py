@@ -362,6 +362,15 @@ first and map the batch instead. A map that must stay sequential to save memory 
         # through a same-file helper that does the merge.
         Valid(_MERGED.format(merge="flatten_input", value="feature[key]"), target_version=(1, 14)),
         Valid(_MERGED.format(merge="lambda *f: flatten_input(*f)", value="feature[key]"), target_version=(1, 14)),
+        # A merge that counts what it copies and flags the result: the counter is Python's, stepped once
+        # when the map is traced, and the flag a literal constant.
+        Valid("import tensorflow as tf\ndef merge(sup, unsup):\n    result = {}\n    copied = 0\n"
+              "    for key in sup:\n        result['sup_' + key] = sup[key]\n        copied += 1\n"
+              "    for key in unsup:\n        result['unsup_' + key] = unsup[key]\n        copied += 1\n"
+              "    result['supervised'] = tf.constant(True)\n    return result\n"
+              "ds = tf.data.Dataset.zip((tf.data.TFRecordDataset(a).map(parse, 4), tf.data.TFRecordDataset(b).map(parse, 4)))\n"
+              "model.fit(ds.map(merge).batch(8), epochs=5)\n",
+              target_version=(2, 0)),
         # One feature picked by its key and one-hot encoded while the image passes through: the label half.
         Valid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse, 4)\n"
               "ds = ds.map(lambda features: (features['image'], tf.one_hot(features['label'], 10)))\n"
@@ -534,6 +543,20 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 "    return {'inputs': 'question: ' + question + ' context: ' + ex['context']}\n"
                 "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    format_str,\n    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\n"
                 "model.fit(ds.batch(8), epochs=5)\n"),
+        # A written prefix joined to what an op computes from the element: the op runs per element.
+        Invalid("import tensorflow as tf\ndef summarize(ex):\n    return {'inputs': 'summarize: ' + tf.strings.lower(ex['article'])}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(summarize)\nmodel.fit(ds.batch(8), epochs=5)\n",
+                target_version=(2, 0), count=1,
+                fixed="import tensorflow as tf\ndef summarize(ex):\n    return {'inputs': 'summarize: ' + tf.strings.lower(ex['article'])}\n"
+                "ds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    summarize,\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(8), epochs=5)\n"),
+        # Arithmetic on the element written in place (`image /= 255.0`) is an op per element, as `image / 255.0` is.
+        Invalid("import tensorflow as tf\ndef scale(features):\n    image = features['image']\n    image /= 255.0\n"
+                "    return image, features['label']\nds = tf.data.TFRecordDataset(f).map(parse, 4).map(scale)\n"
+                "model.fit(ds.batch(8), epochs=5)\n", target_version=(2, 0), count=1,
+                fixed="import tensorflow as tf\ndef scale(features):\n    image = features['image']\n    image /= 255.0\n"
+                "    return image, features['label']\nds = tf.data.TFRecordDataset(f).map(parse, 4).map(\n    scale,\n"
+                "    num_parallel_calls=tf.data.experimental.AUTOTUNE,\n)\nmodel.fit(ds.batch(8), epochs=5)\n"),
         # A constant made from the element is no literal: `tf.constant` of a tensor copies it.
         Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(lambda x: {'inputs': tf.constant(x)})\n"
                 "model.fit(ds.batch(8), epochs=5)\n", target_version=(2, 0), count=1,

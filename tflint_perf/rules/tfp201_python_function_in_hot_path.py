@@ -26,6 +26,14 @@ _LOAD_NPY = (
     "    ds = ds.map(lambda p: tf.numpy_function({load}, [p], tf.float32), tf.data.experimental.AUTOTUNE)\n"
     "    return ds.shuffle(100).padded_batch(16).prefetch(1)\n\nmodel.fit(make(files), epochs=100)\n"
 )
+
+
+def _unpickled(body: str) -> str:
+    """``_LOAD_NPY`` whose callback ``load`` opens the file and runs ``body`` (its reads and returns)."""
+    return (_TF + "import pickle\nimport numpy as np\n\ndef load(path):\n    with open(path, 'rb') as f:\n"
+            f"        {body}\n\n" + _LOAD_NPY.format(load="load").replace(_TF + "import numpy as np\n", ""))
+
+
 # dragen1860/TensorFlow-2.x-Tutorials, 21-CN-EN-Translation-BERT/tokenizer.py (`{cached}`: what follows the filter).
 _TOKENIZE = (
     _TF + "def get_datasets(examples, tokenizer, max_length):\n    def encode(zh, en):\n"
@@ -90,7 +98,8 @@ other cells define other `f`s), element maps (`tf.map_fn`) in
 code whose names say it evaluates, infers or turns outputs back into text (`_detokenize_tensor`), and callbacks with nothing to
 rewrite (stepping an environment made by `gym.make`, a benchmark's `time.sleep`, or only reading a file in a
 format no TensorFlow op reads: `numpy_function(np.load, [path], tf.float32)` of a `.npy` feature file,
-`np.fromfile`, a pickle, HDF5, `soundfile`; file I/O releases the GIL, so a parallel map overlaps it) are not reported.
+a pickle, HDF5, `soundfile`; file I/O releases the GIL, so a parallel map overlaps it) are not reported. A raw
+dump read by `np.fromfile` is: `tf.io.decode_raw(tf.io.read_file(path), tf.float32)` reads it.
 """
     why_bad = """
 The wrapped Python function runs in the Python interpreter, under the Global Interpreter Lock:
@@ -241,9 +250,7 @@ are not followed.
         Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode()).astype(np.float32)")),
         # czy36mengfei's image captioning: each image's cached InceptionV3 features, `name + '.npy'`.
         Valid(_LOAD_NPY.format(load="lambda p: np.load(p.decode('utf-8') + '.npy')")),
-        Valid(_TF + "import pickle\nimport numpy as np\n\ndef load_features(path):\n"
-              "    with open(path, 'rb') as f:\n        return np.asarray(pickle.load(f))\n\n"
-              + _LOAD_NPY.format(load="load_features").replace(_TF + "import numpy as np\n", "")),
+        Valid(_unpickled("return np.asarray(pickle.load(f))")),
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
@@ -300,6 +307,10 @@ are not followed.
         # reader the code does not show, is work the rule's advice applies to.
         Invalid(_LOAD_NPY.format(load="lambda p: (np.load(p) - MEAN) / STD")),
         Invalid(_LOAD_NPY.format(load="read_features")),
+        # A raw dump has a TF reader (`tf.io.decode_raw` of `tf.io.read_file`); a `.decode` that is given the
+        # data, not an encoding, decodes it (a pickled JPEG).
+        Invalid(_LOAD_NPY.format(load="lambda p: np.fromfile(p, dtype=np.float32)")),
+        Invalid(_unpickled("record = pickle.load(f)\n    return jpeg.decode(record['jpeg'])")),
         # The same pipeline without the cache tokenizes every sentence again on every epoch.
         Invalid(_TOKENIZE.format(cached="")),
         # Zipped and filtered but not cached: both tokenisations run again on every epoch.

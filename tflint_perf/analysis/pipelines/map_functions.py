@@ -129,7 +129,10 @@ def runs_no_ops(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[Fu
         if isinstance(current, cst.BinaryOperation):
             if not _builds_string(current) or _joins_element_values(current, model, inner, node):
                 return False
+            stack.extend(_joined_calls(current))  # `'q: ' + tf.strings.lower(...)`: the call is judged as any other
             continue
+        if isinstance(current, cst.AugAssign) and _holds_element_value((current.target, current.value), model, inner, node):
+            return False  # `image /= 255.`, `total += features[k]`: arithmetic on the element (a counter is Python's)
         if isinstance(current, cst.Comparison) and _membership(current):
             stack.extend(current.children)  # `key not in result`: Python's test on a dict's keys
             continue
@@ -156,8 +159,15 @@ def _joins_element_values(operation: cst.BinaryOperation, model: ModuleModel, sc
     """``question + '\\n' + options[0]``: strings of the element joined, a string op per element (pegasus'
     RACE formatting), not a key built in Python. An operand that is an item picked from something, a
     parameter, or a name bound to such an item is the element's."""
+    return _holds_element_value((operation.left, operation.right), model, scope, function)
+
+
+def _holds_element_value(sides: Tuple[cst.BaseExpression, ...], model: ModuleModel, scope: Optional[FunctionInfo],
+                         function: cst.CSTNode) -> bool:
+    """One of ``sides`` (operands, through nested operations) is the element's: an item picked from
+    something, a parameter, or a name bound to a parameter or to such an item."""
     params = [p.name.value for p in function.params.params] if isinstance(function, cst.Lambda) else []
-    stack: List[cst.CSTNode] = [operation.left, operation.right]
+    stack: List[cst.CSTNode] = list(sides)
     while stack:
         side = stack.pop()
         if isinstance(side, cst.BinaryOperation):
@@ -171,6 +181,20 @@ def _joins_element_values(operation: cst.BinaryOperation, model: ModuleModel, sc
             if any(b.kind == "param" or b.kind == "assign" and isinstance(b.value, cst.Subscript) for b in bindings):
                 return True
     return False
+
+
+def _joined_calls(operation: cst.BinaryOperation) -> List[cst.Call]:
+    """The calls a key built from strings joins, other than ``str(...)`` of a Python value (``'ensemble_' +
+    str(i + 1)``): ``'summarize: ' + tf.strings.lower(text)`` runs the call's op per element."""
+    calls: List[cst.Call] = []
+    stack: List[cst.BaseExpression] = [operation.left, operation.right]
+    while stack:
+        side = stack.pop()
+        if isinstance(side, cst.BinaryOperation):
+            stack.extend((side.left, side.right))
+        elif isinstance(side, cst.Call) and not (isinstance(side.func, cst.Name) and side.func.value == "str"):
+            calls.append(side)
+    return calls
 
 
 def _membership(comparison: cst.Comparison) -> bool:
