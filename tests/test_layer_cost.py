@@ -39,6 +39,9 @@ def test_the_cost_of_one_example():
     assert _cost("layers.InputLayer(input_shape=(28, 28)), layers.Reshape(target_shape=(28, 28, 1)), "
                  "layers.Conv2D(8, 3, strides=2), layers.DepthwiseConv2D(3), layers.MaxPool2D(2, 1), "
                  "layers.Flatten(), layers.Dense(10)") == 14 * 14 * 8 * 9 + 14 * 14 * 8 * 9 + 14 * 14 * 8 * 10
+    assert _cost("layers.InputLayer(input_shape=(32, 32, 3)), layers.DepthwiseConv2D(3, depth_multiplier=2), "
+                 "layers.Conv2D(8, 1), layers.Flatten(), layers.Dense(10)") == (
+        32 * 32 * 3 * 9 * 2 + 32 * 32 * 6 * 8 + 32 * 32 * 8 * 10)
     assert _cost("tf.keras.Input(shape=(100, 3)), layers.Conv1D(16, 5), layers.GlobalMaxPooling1D(), "
                  "layers.Dense(1)") == 100 * 3 * 16 * 5 + 16
 

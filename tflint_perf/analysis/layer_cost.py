@@ -5,9 +5,9 @@ The stack starts from the shape its first layer declares (``declared_input``) an
 shape it is given (spatial sizes, channels) to the shape it gives, as Keras does:
 
 - a convolution (``Conv1D``, ``Conv2D``, separable, depthwise) costs each output position its kernel
-  times its input channels times its filters (a depthwise one: its kernel times its channels; a
-  separable one: both); its output positions are its input's divided by its strides, rounded up (the
-  ``'same'`` padding; ``'valid'`` gives fewer, so the count is an upper bound);
+  times its input channels times its filters (a depthwise one: its kernel times its channels times
+  its ``depth_multiplier``; a separable one: both); its output positions are its input's divided by
+  its strides, rounded up (the ``'same'`` padding; ``'valid'`` gives fewer: the count is a bound);
 - pooling divides the positions by its strides (its pool size, 2 by default); global pooling leaves
   none; ``ZeroPadding`` adds its rows and columns; ``Flatten`` makes every number a channel;
   ``Reshape`` gives its literal target shape;
@@ -104,7 +104,12 @@ def _apply(name: str, call: cst.Call, shape: _Shape) -> Optional[int]:
         shape.spatial = [-(-size // stride) for size, stride in zip(shape.spatial, strides)]
         positions, taps = _product(shape.spatial), _product(kernel)
         if kind == "depthwise":
-            return positions * taps * shape.channels
+            multiplier = argument(call, "depth_multiplier", 3)
+            times = int_literal(multiplier.value) if multiplier is not None else 1
+            if times is None:
+                return None
+            cost, shape.channels = positions * taps * shape.channels * times, shape.channels * times
+            return cost
         cost = positions * shape.channels * (taps * filters if kind == "full" else taps + filters)  # type: ignore[operator]
         shape.channels = filters  # type: ignore[assignment]
         return cost
