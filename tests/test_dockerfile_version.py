@@ -1,6 +1,7 @@
 """The TensorFlow a project's Dockerfile installs (project/dockerfile.py), as the target version."""
 
 from tflint_perf.project.dockerfile import dockerfile_requirements, is_dockerfile
+from tflint_perf.project.requirement import lower_bound
 from tflint_perf.project.tf_version import VersionSearch
 
 # DLTFpT's Dockerfile: a Jupyter image, then TensorFlow pinned in a RUN instruction continued over lines.
@@ -72,3 +73,42 @@ def test_tfp402_is_silent_on_fit_generator_where_the_dockerfile_pins_tf_2_0(tmp_
     assert codes() == ["TFP402"]
     (tmp_path / "Dockerfile").write_text(DLTFPT)
     assert codes() == []
+
+
+def test_what_names_no_tensorflow_version():
+    # An ARG-substituted tag, NVIDIA's image (tagged by its own release), nightly and unpinned installs,
+    # an install from a requirements file (read as that file, beside the Dockerfile): no bound here.
+    text = ("ARG TF_VERSION=2.3.0\nFROM tensorflow/tensorflow:${TF_VERSION}\n"
+            "ARG FROM_IMAGE_NAME=nvcr.io/nvidia/tensorflow:20.12-tf2-py3\nFROM ${FROM_IMAGE_NAME}\n"
+            "FROM nvcr.io/nvidia/tensorflow:20.12-tf2-py3\n"
+            "RUN pip install tf-nightly && pip --no-cache-dir install -r requirements.txt\n")
+    assert [r for r in dockerfile_requirements(text) if lower_bound(r) is not None] == []
+
+
+def test_continued_run_lines_and_the_gpu_package():
+    text = ("FROM tensorflow/tensorflow:2.3.0-gpu-jupyter\nRUN apt-get update && \\\n    pip install \\\n"
+            "# the GPU build\n      tensorflow-gpu==1.15.2 \\\n    && rm -rf /var/lib/apt/lists/*\n")
+    assert [lower_bound(r) for r in dockerfile_requirements(text)] == [(2, 3), (1, 15)]
+    assert dockerfile_requirements("FROM gcr.io/tensorflow/tensorflow:1.0.0\n") == ["tensorflow==1.0.0"]
+
+
+def test_only_the_stage_the_image_runs_counts():
+    # A build stage on TensorFlow's image is not what the final image runs; a stage started from a
+    # named one keeps what that one installed.
+    assert dockerfile_requirements("FROM tensorflow/tensorflow:2.3.0 AS build\nRUN make\n"
+                                   "FROM python:3.10\nRUN pip install tensorflow==2.12\n") == ["tensorflow==2.12"]
+    assert dockerfile_requirements("FROM python:3.9 AS base\nRUN pip install tensorflow==2.5\nFROM base\n") == [
+        "tensorflow==2.5"]
+
+
+def test_a_dockerfile_in_a_subfolder_speaks_only_for_that_folder(tmp_path):
+    # handson-ml2 and tf-faster-rcnn keep theirs in docker/: the search goes up from a file, so the
+    # project's requirements file still decides for the code beside it.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("tensorflow>=2.8\n")
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM python:3.8\nRUN pip install tensorflow==2.0.0\n")
+    (tmp_path / "src").mkdir()
+    search = VersionSearch()
+    assert search.infer(str((tmp_path / "src").resolve())).version == (2, 8)
+    assert search.infer(str((tmp_path / "docker").resolve())).version == (2, 0)

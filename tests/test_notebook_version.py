@@ -283,6 +283,14 @@ def test_one_printed_version_speaks_for_a_small_book(tmp_path):
     assert _codes_by_file(tmp_path, "Course 1 - Lesson 2.ipynb") == []
 
 
+def test_a_lone_colab_selection_in_a_small_book_says_nothing(tmp_path):
+    # Colab's `%tensorflow_version 2.x` may be that notebook's own line (copied into notebooks run on
+    # later releases): alone, it does not speak for the book as a printed version does.
+    _course(tmp_path, ["%tensorflow_version 2.x"])
+    lesson = str((tmp_path / "Course 1 - Lesson 2.ipynb").resolve())
+    assert VersionSearch().project_version(lesson, str(tmp_path.resolve())) is None
+
+
 def test_one_printed_version_among_many_notebooks_says_nothing(tmp_path, monkeypatch):
     # A project of more notebooks than one book holds may be many books: one print is that notebook's own.
     from tflint_perf.project import tf_version

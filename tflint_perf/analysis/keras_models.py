@@ -23,7 +23,7 @@ paths care about (layers, losses, metrics, schedules) in ``analysis/hotpaths.py`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -31,6 +31,7 @@ import libcst as cst
 from tflint_perf.analysis.arguments import argument, int_literal
 from tflint_perf.analysis.classes import attribute_values, method_of
 from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.layer_cost import declared_input, stack_cost
 from tflint_perf.analysis.model import Binding, CallSite, ClassInfo, FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 from tflint_perf.analysis.unpacking import Source, unpacked_sources
@@ -72,6 +73,11 @@ _POOLING_LAYERS = frozenset({
 _SMALL_CONVOLUTIONS = 6
 _SMALL_FILTERS = 64
 SMALL_INPUT = 32 * 32 * 3  # numbers of one example: an MNIST digit (784), a CIFAR image (3,072)
+# Multiply-adds of one example's forward pass (``layer_cost.stack_cost``, an upper bound): the classic
+# MNIST convnet (3 x 3 convolutions of 32 and 64 filters, pooling, a Dense head) costs about 15 million;
+# a step of 32 such examples, forward and backward, is about 3 GFLOP: a millisecond or less on a GPU.
+# Six 64-filter convolutions on a whole 32 x 32 CIFAR image cost about 190 million: a step of milliseconds.
+_SMALL_CONVNET_COST = 20_000_000
 # How deep a walk follows assignments, returns, callers and base classes before it gives up (unknown).
 _MAX_DEPTH = 6
 
@@ -430,11 +436,18 @@ class KerasModels:
         most ``SMALL_INPUT`` numbers an example: an MNIST digit, a CIFAR image) and holds at most
         ``_SMALL_CONVOLUTIONS`` convolutions of at most ``_SMALL_FILTERS`` filters (given as literals), with
         pooling, padding and the MLP's cheap layers around them (TF Model Optimization's one-conv MNIST
-        classifier, a depthwise-separable CIFAR net of 8 to 32 channels). A convnet whose input the code
-        does not declare may run on 224 x 224 images: not small."""
+        classifier, a depthwise-separable CIFAR net of 8 to 32 channels), and one example costs at most
+        ``_SMALL_CONVNET_COST`` multiply-adds (``layer_cost.stack_cost``: six wide convolutions on a whole
+        CIFAR image are milliseconds a step). A convnet whose input the code does not declare may run on
+        224 x 224 images: not small."""
         stack = self._small_stack(constructor)
-        return (stack is not None and 0 < stack.convolutions <= _SMALL_CONVOLUTIONS
-                and stack.input_numbers is not None and stack.input_numbers <= SMALL_INPUT)
+        if stack is None or not 0 < stack.convolutions <= _SMALL_CONVOLUTIONS or stack.input_shape is None:
+            return False
+        numbers = 1
+        for size in stack.input_shape:
+            numbers *= size
+        cost = stack_cost(stack.input_shape, stack.calls) if numbers <= SMALL_INPUT else None
+        return cost is not None and cost <= _SMALL_CONVNET_COST
 
     def _small_stack(self, constructor: cst.Call) -> Optional["_Stack"]:
         """What a ``Sequential`` of at most ``_STACK_LAYERS`` layers, each cheap per example or a small
@@ -453,10 +466,11 @@ class KerasModels:
             if isinstance(element, cst.StarredElement) or not isinstance(value, cst.Call):
                 return None
             if index == 0:
-                stack.input_numbers = _declared_input(value, self.model.call_name(value))
+                stack.input_shape = declared_input(value, self.model.call_name(value))
             if self.model.call_name(value) == "keras.Input":
                 continue
             name = layers.layer_name(value)
+            stack.calls.append((name or "", value))
             if name in _SMALL_CONVOLUTION_LAYERS:
                 stack.convolutions += 1
                 width = layers.width_expression(value)
@@ -481,32 +495,14 @@ class KerasModels:
 
 @dataclass
 class _Stack:
-    """A small ``Sequential``'s layers: how many, Dense and convolution layers, and the numbers of one
-    example its first layer declares (None when it declares none)."""
+    """A small ``Sequential``'s layers: how many, Dense and convolution layers, each layer (its class
+    name and call, ``keras.Input`` left out), and the shape of one example its first layer declares
+    (None when it declares none)."""
     layers: int
     dense: int = 0
     convolutions: int = 0
-    input_numbers: Optional[int] = None
-
-
-def _declared_input(layer: cst.Call, name: Optional[str]) -> Optional[int]:
-    """The numbers of one example a model's first layer declares as literals: ``InputLayer(input_shape=(28,
-    28))``, ``keras.Input(shape=(32, 32, 3))``, ``Conv2D(8, 3, input_shape=(28, 28, 1))``; None otherwise."""
-    keys = ("shape",) if name == "keras.Input" else ("input_shape", "batch_input_shape")
-    for arg in layer.args:
-        if arg.keyword is None or arg.keyword.value not in keys or not isinstance(arg.value, (cst.Tuple, cst.List)):
-            continue
-        dims = [element.value for element in arg.value.elements]
-        if arg.keyword.value == "batch_input_shape":
-            dims = dims[1:]
-        sizes = [int_literal(dim) for dim in dims]
-        if not sizes or any(size is None for size in sizes):
-            return None
-        total = 1
-        for size in sizes:
-            total *= size  # type: ignore[operator]
-        return total
-    return None
+    calls: List[Tuple[str, cst.Call]] = field(default_factory=list)
+    input_shape: Optional[List[int]] = None
 
 
 # A place after every statement of the module: where a `self.attr` assignment is followed from.

@@ -6,8 +6,13 @@ TensorFlow's own image (``FROM tensorflow/tensorflow:2.3.0-gpu``). Each gives a 
 
 - every ``RUN`` instruction's ``pip install`` arguments (continued lines joined, each command of
   ``&&``/``;`` read as a notebook's ``!pip install`` line is: ``notebook_version.install_arguments``);
-- a ``FROM tensorflow/tensorflow:<X.Y.Z>[-suffix]`` image (and ``tensorflow/tensorflow-gpu``),
-  as ``tensorflow==X.Y.Z``; ``latest``, ``nightly`` and other unversioned tags name no version.
+- a ``FROM tensorflow/tensorflow:<X.Y.Z>[-suffix]`` image (and ``tensorflow/tensorflow-gpu``, and the
+  old ``gcr.io/tensorflow/tensorflow``), as ``tensorflow==X.Y.Z``; ``latest``, ``nightly``, an ``ARG``
+  such as ``${TF_VERSION}`` and other unversioned tags name no version, nor does another vendor's image
+  (NVIDIA's ``nvcr.io/nvidia/tensorflow:20.12-tf2-py3`` is tagged by its own release).
+
+Only the last build stage counts, the one the image runs (with the stages it starts ``FROM`` by name):
+``FROM tensorflow/tensorflow:2.3.0 AS build`` then ``FROM python:3.10`` runs no TensorFlow 2.3.
 
 Which files: ``Dockerfile``, ``Dockerfile.<variant>`` and ``<variant>.Dockerfile``. ``tf_version.py``
 reads them beside the requirements files (the lowest bound of a directory's requirements, environment
@@ -17,12 +22,12 @@ and Dockerfiles; packaging metadata that names TensorFlow outranks them all).
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import Dict, List
 
 from tflint_perf.project.notebook_version import install_arguments
 
-_IMAGE = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(?:docker\.io/)?tensorflow/tensorflow(?:-gpu)?:(\d+\.\d+(?:\.\d+)?)",
-                    re.IGNORECASE)
+_FROM = re.compile(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", re.IGNORECASE)
+_IMAGE = re.compile(r"^(?:docker\.io/|gcr\.io/)?tensorflow/tensorflow(?:-gpu)?:(\d+\.\d+(?:\.\d+)?)", re.IGNORECASE)
 _RUN = re.compile(r"^\s*RUN\s+(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -32,11 +37,18 @@ def is_dockerfile(name: str) -> bool:
 
 def dockerfile_requirements(text: str) -> List[str]:
     """The TensorFlow requirements a Dockerfile's image and ``pip install`` commands show, as requirement strings."""
+    stages: Dict[str, List[str]] = {}
     found: List[str] = []
     for instruction in _instructions(text):
-        image = _IMAGE.match(instruction)
-        if image is not None:
-            found.append(f"tensorflow=={image.group(1)}")
+        start = _FROM.match(instruction)
+        if start is not None:
+            base = start.group(1)
+            found = list(stages.get(base.lower(), ()))  # a new stage: what an earlier one it starts from installed
+            image = _IMAGE.match(base)
+            if image is not None:
+                found.append(f"tensorflow=={image.group(1)}")
+            if start.group(2):
+                stages[start.group(2).lower()] = found
             continue
         run = _RUN.match(instruction)
         if run is not None:
