@@ -50,8 +50,9 @@ a function).
 Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
 they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
 of a known count of at most 10 (`for _ in range(10)`), steps that the loops around them (and around
-their callers) run at most 500 times in all, as every loop's count shows (`for i in range(100)`
-around a toy regression, 100 style-transfer steps: seconds however they run, since a small model's
+their callers) run at most 500 times in all, as every loop's bound shows (`for i in range(100)`
+around a toy regression, 3 epochs over a `from_tensor_slices` pipeline of 1,000 rows batched by 10,
+100 style-transfer steps: seconds however they run, since a small model's
 eager step costs milliseconds and a large model's is its kernels), steps in a loop that also steps an environment
 (`env.step(action)`: a reinforcement-learning update, where the simulator dominates), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
 another function instead of called (`strategy.run(step, ...)`, a callback: what runs it is not
@@ -148,6 +149,16 @@ call), declares `global`, or when the function already has decorators or sits in
             "        loss = tf.reduce_mean(tf.square(rand_x * weights + biases - 10.))\n"
             "    gradients = tape.gradient(loss, [weights, biases])\n    my_opt.apply_gradients(zip(gradients, [weights, biases]))\n"
         ),
+        # D2L's toy linear regression: 1,000 rows sliced and batched by 10, 3 epochs: 300 steps of a Dense(1).
+        Valid(
+            _TF + "num_epochs, batch_size = 3, 10\nfeatures = tf.random.normal(shape=(1000, 2))\n"
+            "labels = features[:, 0] * 2.0\nlabels += tf.random.normal(labels.shape, stddev=0.01)\n"
+            "dataset = tf.data.Dataset.from_tensor_slices((features, labels))\n"
+            "dataset = dataset.shuffle(buffer_size=1000)\ndataset = dataset.batch(batch_size)\n"
+            "for epoch in range(1, num_epochs + 1):\n    for batch, (X, y) in enumerate(dataset):\n"
+            "        with tf.GradientTape() as tape:\n            l = loss(model(X, training=True), y)\n"
+            "        trainer.apply_gradients(zip(tape.gradient(l, model.trainable_variables), model.trainable_variables))\n"
+        ),
         # 100 style-transfer steps on one image (a module constant), through a step function: a one-off generation.
         Valid(
             _TF + "generations = 100\nimage = tf.Variable(content_image)\n\ndef train_step(image):\n"
@@ -199,6 +210,14 @@ call), declares `global`, or when the function already has decorators or sits in
             _TF + "for i in range(300):\n    for features, label in train_generator:\n        with tf.GradientTape() as tape:\n"
             "            loss = xentropy(label, linear_model(features, A, b))\n"
             "        my_opt.apply_gradients(zip(tape.gradient(loss, [A, b]), [A, b]))\n"
+        ),
+        # The same loop over 60,000 rows batched by 32 for 5 epochs: 9,375 eager steps.
+        Invalid(
+            _TF + "import numpy as np\nx_train = np.zeros((60000, 784))\n"
+            "dataset = tf.data.Dataset.from_tensor_slices(x_train).shuffle(60000).batch(32)\n"
+            "for epoch in range(5):\n    for x in dataset:\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(x, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
         ),
         # aymericdamien's linear regression: 1,000 eager steps, twice the short runs left alone.
         Invalid(
