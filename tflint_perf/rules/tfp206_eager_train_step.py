@@ -485,6 +485,7 @@ def _returns_gradients(model: ModuleModel, function: FunctionInfo) -> bool:
     gradients = {name for name, bindings in model.bindings.get(function, {}).items()
                  if any(b.kind in ("assign", "unpack") and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Attribute)
                         and b.value.func.attr.value == "gradient" for b in bindings)}
+
     def returned(value) -> List[str]:  # `return grads`, `return loss, grads`
         items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
         return [item.value for item in items if isinstance(item, cst.Name)]
