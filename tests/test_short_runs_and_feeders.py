@@ -11,6 +11,14 @@ from tflint_perf.analysis.feeders import fed_by_python
 from tests.conftest import model_of, site_named
 
 
+_PIPELINES = (
+    "features = tf.random.normal(shape=(1000, 2))\nlabels = features[:, 0] * 2.0\n"
+    "toy = tf.data.Dataset.from_tensor_slices((features, labels))\ntoy = toy.shuffle(1000)\ntoy = toy.batch(10)\n"
+    "toy_rows = tf.data.Dataset.from_tensor_slices(np.zeros(200)).map(f).batch(1)\n"
+    "big = tf.data.Dataset.from_tensor_slices(np.zeros((60000, 784))).batch(32).prefetch(1)\n"
+)
+
+
 @pytest.mark.parametrize(
     "loops,brief",
     [
@@ -22,11 +30,18 @@ from tests.conftest import model_of, site_named
         ("while step < 100:\n", False),
         ("for i in range(STEPS):\n", True),  # a module constant
         ("for i in range(args.steps):\n", False),  # a flag: may differ at run time
+        ("for epoch in range(1, STEPS // 100 + 1):\n", False),  # `//` is not read: unknown
+        ("for epoch in range(1, 2 + 1):\n    for x, y in toy:\n", True),  # 3 x 100 batches of 10 rows
+        ("for epoch in range(2):\n    for x, y in enumerate(toy_rows):\n", True),  # 2 x 200: rows <= numbers
+        ("for epoch in range(6):\n    for x, y in toy:\n", False),  # 6 x 100 = 600 steps
+        ("for epoch in range(3):\n    for x in big:\n", False),  # 60,000 rows by 32: 1,875 a pass
+        ("for epoch in range(100):\n    for x in toy.repeat():\n", False),  # endless
+        ("for x in big.take(300):\n", True),  # 300 batches taken
     ],
 )
 def test_runs_briefly_counts_the_steps_of_every_loop(loops, brief):
     depth = loops.count("\n")
-    source = "import tensorflow as tf\nSTEPS = 200\n" + loops + "    " * depth + "step(x)\n"
+    source = "import tensorflow as tf\nimport numpy as np\nSTEPS = 200\n" + _PIPELINES + loops + "    " * depth + "step(x)\n"
     model = model_of(source)
     site = site_named(model, "step(x)")
     assert model.step_loops.runs_briefly(site.loops) is brief

@@ -11,6 +11,11 @@ A loop over five file names, over ten tweets drawn with ``random.sample(tweets, 
 - what keeps the count: ``enumerate``, ``list``, ``tuple``, ``sorted``, ``reversed``, ``tqdm``, a dict's
   ``items()`` / ``keys()`` / ``values()``, a comprehension over one (its ``if`` clauses only drop items;
   nested ``for`` clauses multiply); ``zip`` yields as many as its shortest argument;
+- a ``tf.data`` pipeline over in-memory slices: ``Dataset.from_tensor_slices(x)`` yields as many elements as
+  ``x`` has rows (the leading dimension of a constructor's written shape, else at most its numbers; for a
+  tuple or dict of arrays, the fewest any component shows); ``shuffle``, ``map``, ``prefetch``, ``cache``
+  keep the count, ``batch(b)`` divides it (rounding up), ``take(k)`` caps it, ``repeat(k)`` multiplies it
+  (``repeat()`` is endless: unknown);
 - an array whose numbers ``data_size`` counts (``np.linspace(0.05, 0.95, 7)``, ``norm.ppf`` of one): a
   loop over it yields at most as many elements as it holds numbers.
 
@@ -25,7 +30,7 @@ from typing import Callable, List, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument
-from tflint_perf.analysis.data_size import DataSizes
+from tflint_perf.analysis.data_size import DataSizes, constructor_shape
 from tflint_perf.analysis.model import FunctionInfo, ModuleModel, Place
 from tflint_perf.analysis.names import dotted_text
 
@@ -35,7 +40,10 @@ _RANGES = frozenset({"range", "xrange"})
 # Methods that change a list, set or dict's length.
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "setdefault",
                       "discard", "popitem"})
-_MAX_DEPTH = 6
+_MAX_DEPTH = 12  # a pipeline rebound step by step (`ds = ds.shuffle(n)`, `ds = ds.batch(b)`) nests deep
+# tf.data methods that yield one element per element of the dataset they are called on.
+_KEEPS_ELEMENTS = frozenset({"shuffle", "map", "prefetch", "cache", "with_options", "apply_options"})
+_BATCHES = frozenset({"batch", "padded_batch"})
 
 
 class Lengths:
@@ -65,12 +73,12 @@ class Lengths:
         if isinstance(expr, cst.Subscript):
             return self._slice(expr, again)
         if isinstance(expr, cst.Call):
-            found = self._call(expr, again)
+            found = self._call(expr, again, lambda e: self._slices(e, scope, place, depth + 1))
             if found is not None:
                 return found
         return self._sizes.numbers(expr, scope, place)
 
-    def _call(self, call: cst.Call, again) -> Optional[int]:
+    def _call(self, call: cst.Call, again, slices) -> Optional[int]:
         name = dotted_text(call.func) or ""
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         if any(arg.star for arg in call.args):
@@ -90,7 +98,49 @@ class Lengths:
             return self._integer(count.value) if count is not None else None
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in _VIEWS and not call.args:
             return again(call.func.value)
+        if name.endswith("Dataset.from_tensor_slices") and len(positional) == 1:
+            return slices(positional[0])
+        if isinstance(call.func, cst.Attribute):
+            return self._pipeline(call, call.func.attr.value, again)
         return None
+
+    def _pipeline(self, call: cst.Call, method: str, again) -> Optional[int]:
+        """The elements a ``tf.data`` method yields, from the count of the dataset it is called on."""
+        if method in _KEEPS_ELEMENTS:
+            return again(call.func.value)  # type: ignore[attr-defined]
+        if method not in _BATCHES | {"take", "repeat"}:
+            return None
+        keyword = "batch_size" if method in _BATCHES else "count"
+        found = argument(call, keyword, 0)
+        size = self._integer(found.value) if found is not None else None
+        if size is None or size <= 0:
+            return None  # `repeat()`: endless; a size the source does not fix
+        inner = again(call.func.value)  # type: ignore[attr-defined]
+        if inner is None:
+            return size if method == "take" else None
+        if method in _BATCHES:
+            return -(-inner // size)
+        return min(inner, size) if method == "take" else inner * size
+
+    def _slices(self, tensors: cst.BaseExpression, scope: Optional[FunctionInfo], place: Place, depth: int) -> Optional[int]:
+        """How many slices ``from_tensor_slices`` makes: the rows of its tensors (the fewest any component
+        of a tuple, list or dict shows: all components have as many)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(tensors, (cst.Tuple, cst.List, cst.Dict)):
+            known = [count for count in (self._slices(element.value, scope, place, depth + 1) for element in tensors.elements
+                                         if not isinstance(element, (cst.StarredElement, cst.StarredDictElement)))
+                     if count is not None]
+            return min(known) if known else None
+        if isinstance(tensors, cst.Call):
+            shape = constructor_shape(tensors, self.model.call_name(tensors) or "")
+            if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+                return self._integer(shape.elements[0].value)  # `tf.random.normal(shape=(1000, 2))`: 1,000 rows
+        if isinstance(tensors, cst.Name):
+            bindings = self.model.reaching(tensors.value, scope, place) or []
+            if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                return self._slices(bindings[0].value, bindings[0].scope, bindings[0].place, depth + 1)
+        return self.at_most(tensors, scope, place, depth + 1)  # rows are at most its numbers
 
     def _slice(self, expr: cst.Subscript, again) -> Optional[int]:
         if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Slice):

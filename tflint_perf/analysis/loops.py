@@ -297,11 +297,17 @@ class StepLoops:
 
     def runs_briefly(self, loops: Iterable[LoopNode]) -> bool:
         """The loops around a training step (lexical, and those of its callers) run it at most
-        ``FEW_STEPS`` times in all, as every loop's count shows (``for i in range(100)``; ``for epoch
-        in range(300): for batch in dataset`` does not show it)."""
-        loops = tuple(loops)
-        total = self.nest_iterations(loops) if loops else None
-        return total is not None and total <= FEW_STEPS
+        ``FEW_STEPS`` times in all, as every loop's bound shows (``at_most``: ``for i in range(100)``;
+        ``for epoch in range(1, 3 + 1): for x, y in dataset`` over ``from_tensor_slices`` of 1,000 rows
+        batched by 10 is 300 steps; ``for epoch in range(300): for batch in dataset`` of a dataset read
+        from disk does not show it)."""
+        total = 1
+        for loop in loops:
+            bound = self.at_most(loop)
+            if bound is None:
+                return False
+            total *= bound
+        return total <= FEW_STEPS
 
     def at_most(self, loop: LoopNode) -> Optional[int]:
         """At most how many times a loop runs, as its source shows: ``iterations``, else the bound of what
@@ -314,7 +320,7 @@ class StepLoops:
         sites = self._calls_in_loop.get(loop, [])
         if not sites:
             return None
-        lengths = Lengths(self.model, lambda expr: self.fixed_integer_at(expr, sites[0]))
+        lengths = Lengths(self.model, lambda expr: self._fixed_sum(expr, lambda e: self.fixed_integer_at(e, sites[0])))
         return lengths.at_most(loop.iter, sites[0].function, sites[0].place)
 
     def runs_in_all(self, site: CallSite) -> Optional[int]:
@@ -408,14 +414,15 @@ class StepLoops:
         named += [(name, arg.value) for name, arg in zip(parameters, positional)]
         return [value for name, value in named if _REPETITIONS.match(name)]
 
-    def _fixed_sum(self, expr: cst.BaseExpression) -> Optional[int]:
-        """``fixed_integer``, through sums and products of such integers (``10000 + 1``)."""
+    def _fixed_sum(self, expr: cst.BaseExpression, leaf=None) -> Optional[int]:
+        """``fixed_integer`` (or ``leaf``), through sums and products of such integers (``10000 + 1``,
+        ``num_epochs + 1``)."""
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Multiply)):
-            left, right = self._fixed_sum(expr.left), self._fixed_sum(expr.right)
+            left, right = self._fixed_sum(expr.left, leaf), self._fixed_sum(expr.right, leaf)
             if left is None or right is None:
                 return None
             return left + right if isinstance(expr.operator, cst.Add) else left * right
-        return self.fixed_integer(expr)
+        return (leaf or self.fixed_integer)(expr)
 
     def draws_batch_each_iteration(self, loop: LoopNode) -> bool:
         """The loop's own body (not a loop nested in it) draws one batch per iteration from TensorFlow's

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -39,7 +39,9 @@ class EagerTrainStep(Rule):
 
     what_it_does = """
 Checks for a function of this file that computes gradients with `tf.GradientTape()` and applies
-them (`optimizer.apply_gradients(...)` or `optimizer.minimize(...)`), called from a `for` or
+them (`optimizer.apply_gradients(...)` or `optimizer.minimize(...)`), or returns them to a caller
+that applies them (in its own body or in the loop around the call, in this file or in a module
+importing it), called from a `for` or
 `while` loop (directly, or through a few same-file calls), that is not a `tf.function`: not
 decorated with `@tf.function` and not wrapped by `tf.function(step)` anywhere in the file, nor
 called from a `tf.function`. The same step written inline in a loop's body (`with
@@ -50,8 +52,9 @@ a function).
 Not reported: steps that call Keras' own loops (`model.predict(...)`, `fit`, `train_on_batch`:
 they cannot run inside a `tf.function`, so decorating is not the fix), steps called from loops
 of a known count of at most 10 (`for _ in range(10)`), steps that the loops around them (and around
-their callers) run at most 500 times in all, as every loop's count shows (`for i in range(100)`
-around a toy regression, 100 style-transfer steps: seconds however they run, since a small model's
+their callers) run at most 500 times in all, as every loop's bound shows (`for i in range(100)`
+around a toy regression, 3 epochs over a `from_tensor_slices` pipeline of 1,000 rows batched by 10,
+100 style-transfer steps: seconds however they run, since a small model's
 eager step costs milliseconds and a large model's is its kernels), steps in a loop that also steps an environment
 (`env.step(action)`: a reinforcement-learning update, where the simulator dominates), `train_step` of a Keras `Model` subclass (Keras compiles it), a step handed to
 another function instead of called (`strategy.run(step, ...)`, a callback: what runs it is not
@@ -135,6 +138,18 @@ call), declares `global`, or when the function already has decorators or sits in
             _TF + "from scipy import optimize\nfor trial in range(1000):\n    with tf.GradientTape() as tape:\n"
             "        y = f(x)\n    g = tape.gradient(y, x)\n    result = optimize.minimize(objective, x0)\n"
         ),
+        # Saliency maps: gradients returned per image and plotted, never applied.
+        Valid(
+            _TF + "def saliency(image):\n    with tf.GradientTape() as tape:\n        tape.watch(image)\n"
+            "        score = model(image)[0, 1]\n    grads = tape.gradient(score, image)\n    return grads\n\n"
+            "for image in images:\n    plt.imshow(saliency(image)[0])\n"
+        ),
+        # A gradient penalty computed from a tape inside a compiled step: its result is a loss term, not gradients.
+        Valid(
+            _TF + "def gradient_penalty(critic, x):\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
+            "        out = critic(x)\n    grads = tape.gradient(out, x)\n    return tf.reduce_mean((tf.norm(grads) - 1.0) ** 2)\n\n"
+            "for x in dataset:\n    gp = gradient_penalty(critic, x)\n    optimizer.minimize(lambda: gp, critic.trainable_variables)\n"
+        ),
         # An inline step in a loop of ten: a demo.
         Valid(
             _TF + "for _ in range(10):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
@@ -147,6 +162,16 @@ call), declares `global`, or when the function already has decorators or sits in
             "    rand_x = [x_vals[rand_index]]\n    with tf.GradientTape() as tape:\n"
             "        loss = tf.reduce_mean(tf.square(rand_x * weights + biases - 10.))\n"
             "    gradients = tape.gradient(loss, [weights, biases])\n    my_opt.apply_gradients(zip(gradients, [weights, biases]))\n"
+        ),
+        # D2L's toy linear regression: 1,000 rows sliced and batched by 10, 3 epochs: 300 steps of a Dense(1).
+        Valid(
+            _TF + "num_epochs, batch_size = 3, 10\nfeatures = tf.random.normal(shape=(1000, 2))\n"
+            "labels = features[:, 0] * 2.0\nlabels += tf.random.normal(labels.shape, stddev=0.01)\n"
+            "dataset = tf.data.Dataset.from_tensor_slices((features, labels))\n"
+            "dataset = dataset.shuffle(buffer_size=1000)\ndataset = dataset.batch(batch_size)\n"
+            "for epoch in range(1, num_epochs + 1):\n    for batch, (X, y) in enumerate(dataset):\n"
+            "        with tf.GradientTape() as tape:\n            l = loss(model(X, training=True), y)\n"
+            "        trainer.apply_gradients(zip(tape.gradient(l, model.trainable_variables), model.trainable_variables))\n"
         ),
         # 100 style-transfer steps on one image (a module constant), through a step function: a one-off generation.
         Valid(
@@ -200,6 +225,14 @@ call), declares `global`, or when the function already has decorators or sits in
             "            loss = xentropy(label, linear_model(features, A, b))\n"
             "        my_opt.apply_gradients(zip(tape.gradient(loss, [A, b]), [A, b]))\n"
         ),
+        # The same loop over 60,000 rows batched by 32 for 5 epochs: 9,375 eager steps.
+        Invalid(
+            _TF + "import numpy as np\nx_train = np.zeros((60000, 784))\n"
+            "dataset = tf.data.Dataset.from_tensor_slices(x_train).shuffle(60000).batch(32)\n"
+            "for epoch in range(5):\n    for x in dataset:\n        with tf.GradientTape() as tape:\n"
+            "            loss = loss_fn(x, model(x))\n"
+            "        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n"
+        ),
         # aymericdamien's linear regression: 1,000 eager steps, twice the short runs left alone.
         Invalid(
             _TF + "training_steps = 1000\n\ndef run_optimization():\n    with tf.GradientTape() as g:\n"
@@ -244,6 +277,25 @@ call), declares `global`, or when the function already has decorators or sits in
             "            g_optimizer.apply_gradients(zip(g_tape.gradient(g_loss, g.trainable_variables), g.trainable_variables))\n"
             "            d_optimizer.apply_gradients(zip(d_tape.gradient(d_loss, d.trainable_variables), d.trainable_variables))\n",
             count=1,
+        ),
+        # PAWS: the step returns its gradients and the loop around its call applies them.
+        Invalid(
+            _TF + "def train_step(x, encoder):\n    with tf.GradientTape() as tape:\n        loss = loss_fn(encoder(x))\n"
+            "    gradients = tape.gradient(loss, encoder.trainable_variables)\n    return loss, gradients\n\n"
+            "for x in dataset:\n    loss, gradients = train_step(x, encoder)\n"
+            "    optimizer.apply_gradients(zip(gradients, encoder.trainable_variables))\n",
+            fixed=None,
+        ),
+        # A VAE-GAN's `train` applies, through a compiled method, what the eager `compute_gradients` returns.
+        Invalid(
+            _TF + "class VAEGAN(tf.keras.Model):\n    def compute_gradients(self, x):\n"
+            "        with tf.GradientTape() as tape:\n            loss = self.compute_loss(x)\n"
+            "        grads = tape.gradient(loss, self.trainable_variables)\n        return grads\n\n"
+            "    @tf.function\n    def apply_gradients(self, grads):\n"
+            "        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))\n\n"
+            "    def train(self, x):\n        self.apply_gradients(self.compute_gradients(x))\n\n"
+            "model = VAEGAN()\nfor epoch in range(200):\n    for x in train_dataset:\n        model.train(x)\n",
+            fixed=None,
         ),
         # A notebook that trains with `train_step` (cell 8, 9) and redefines it for another model, called
         # once (cell 23, 24): the loop calls the first definition, the one in effect there, not the last.
@@ -298,8 +350,10 @@ call), declares `global`, or when the function already has decorators or sits in
                 continue  # at most a few hundred steps in all: seconds, eager or compiled
             if _steps_environment(model, reaching):
                 continue
+            applies = "computes and applies gradients" if _tape_and_update(model, function)[1] else (
+                "computes the gradients its caller applies")
             message = (
-                f"`{function.name}` computes and applies gradients and is called from a loop, but is not a "
+                f"`{function.name}` {applies} and is called from a loop, but is not a "
                 "`tf.function`: every op of every step runs eagerly, dispatched from Python; decorate it with "
                 "`@tf.function`"
             )
@@ -404,15 +458,61 @@ def _tf1(model: ModuleModel) -> bool:
 
 
 def _is_train_step(model: ModuleModel, function: FunctionInfo) -> bool:
+    """The function records a tape and applies what it computes, or returns the gradients for its caller
+    to apply (``grads = step(x)`` then ``optimizer.apply_gradients(zip(grads, ...))``): the step's forward
+    and backward passes are the function, wherever the update sits."""
+    tape, update = _tape_and_update(model, function)
+    return tape and (update or (_returns_gradients(model, function) and _caller_applies(model, function)))
+
+
+def _tape_and_update(model: ModuleModel, function: FunctionInfo) -> Tuple[bool, bool]:
+    """Whether the function records a tape, and whether it applies an update; (False, False) when it
+    calls Keras' own loops (``model.predict(...)`` inside: the step cannot run as a graph as it stands)."""
     tape = update = False
     for site in model.calls_in(function):
         if _method(site) in _KERAS_LOOPS:
-            return False  # `model.predict(...)` inside: the step cannot run as a graph as it stands
+            return False, False
         if model.call_name(site.node) == "tf.GradientTape":
             tape = True
         elif _updates(model, site):
             update = True
-    return tape and update
+    return tape, update
+
+
+def _returns_gradients(model: ModuleModel, function: FunctionInfo) -> bool:
+    """A ``return`` of the function hands back a name it binds to ``tape.gradient(...)``, alone or in a
+    tuple (not a value computed from gradients: a gradient penalty returns a loss term)."""
+    gradients = {name for name, bindings in model.bindings.get(function, {}).items()
+                 if any(b.kind in ("assign", "unpack") and isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Attribute)
+                        and b.value.func.attr.value == "gradient" for b in bindings)}
+
+    def returned(value) -> List[str]:  # `return grads`, `return loss, grads`
+        items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        return [item.value for item in items if isinstance(item, cst.Name)]
+
+    return bool(gradients) and any(
+        ret.node.value is not None and gradients & set(returned(ret.node.value)) for ret in function.returns)
+
+
+def _caller_applies(model: ModuleModel, function: FunctionInfo) -> bool:
+    """A caller of the function (in this file or in a module importing it) applies gradients where it
+    calls it: in its own body (a function), or in the loop around the call (module level); directly, or
+    through a function of its module that does (``self.apply_gradients(...)``, a compiled helper)."""
+    graph = model.call_graph
+    callers = [(model, site) for site in graph.callers(function)] + graph.callers_elsewhere(function)
+    for owner, site in callers:
+        if site.function is not None:
+            around = owner.calls_in(site.function)
+            if site.function is function or all(_tape_and_update(owner, site.function)):
+                continue  # recursion; or the caller records its own tape and applies: the step, reported itself
+        else:
+            around = owner.step_loops.calls_in(site.loops[-1]) if site.loops else []
+        for other in around:
+            callee = owner.call_graph.callee(other.node)
+            if _updates(owner, other) or (callee is not None and callee is not function
+                                          and any(_updates(owner, inner) for inner in owner.calls_in(callee))):
+                return True
+    return False
 
 
 def _passed_as_value(model: ModuleModel, function: FunctionInfo) -> bool:
