@@ -102,3 +102,32 @@ def test_the_workspace_remembers_what_a_fresh_workspace_finds_after_an_unrelated
         assert remembered == findings()
     finally:
         forget_workspaces()
+
+
+# setup.py lies in no module's neighbourhood, yet packaging decides which public methods are live: the
+# results cache and the workspace key findings by the answer.
+def test_a_cached_result_follows_the_project_becoming_packaged(tmp_path):
+    root = _project(tmp_path, {"data.py": _DATA, "train.py": _TRAIN.format(more="")})
+    assert _cached_findings(root) == {("data.py", 12)}
+    (root / "setup.py").write_text("setup()\n")
+    assert _cached_findings(root) == {("data.py", 12), ("data.py", 19)}
+    (root / "setup.py").unlink()
+    assert _cached_findings(root) == {("data.py", 12)}
+
+
+def test_the_workspace_follows_the_project_becoming_packaged(tmp_path):
+    forget_workspaces()
+    root = _project(tmp_path, {"data.py": _DATA, "train.py": _TRAIN.format(more="")})
+
+    def findings():
+        workspace = workspace_for(root / "data.py", root)
+        text = (root / "data.py").read_text()
+        return {d.location.row for d in workspace.check_text(text, "data.py", Settings(root=root), {"TFP102"},
+                                                              path=root / "data.py")}
+
+    try:
+        assert findings() == {12}
+        (root / "pyproject.toml").write_text('[project]\nname = "data"\n')
+        assert findings() == {12, 19}
+    finally:
+        forget_workspaces()

@@ -87,8 +87,16 @@ class ProjectFiles:
         self._listing: Optional[str] = None
         self._walk: Optional[List[str]] = None
         self._importers: Optional[Dict[str, List[str]]] = None
+        self._distributed: Optional[bool] = None
         self.read: List[str] = []  # the files this run read (their stat changed, or their edges were unknown)
         self.changed = False
+
+    @property
+    def distributed(self) -> bool:
+        """``Project.distributed``, asked once a run: part of every file's cache key."""
+        if self._distributed is None:
+            self._distributed = self.project.distributed
+        return self._distributed
 
     # -- the list of files ------------------------------------------------------------------------
     def walk(self) -> List[str]:

@@ -138,8 +138,9 @@ class Workspace:
         around = self.project.neighbourhood_digest(path) if in_project and path is not None else ""
         content = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         selected: Optional[FrozenSet[str]] = frozenset(codes) if codes is not None else None
-        return (str(path), filename, content, around, settings.fingerprint(), settings.target_version, selected,
-                apply_noqa)
+        packaged = self.project.distributed if in_project else False  # dead-code answers depend on it
+        return (str(path), filename, content, around, packaged, settings.fingerprint(), settings.target_version,
+                selected, apply_noqa)
 
     def memory(self) -> Dict[str, int]:
         """What the workspace holds, by count (its bounds are MAX_MODULES and MAX_RESULTS)."""

@@ -214,6 +214,7 @@ class Project:
         self._dependencies: Dict[Path, Tuple[List[ImportRef], List[Path]]] = {}
         self._reachable: Dict[Path, FrozenSet[Path]] = {}
         self._words: Dict[Path, Counter] = {}  # each file's identifiers (code, strings, comments), counted
+        self._packaging: Optional[Tuple[tuple, bool]] = None  # (the packaging files' stamps, `distributed`)
 
     # -- texts ------------------------------------------------------------------------------------
     def text_of(self, path: Path) -> str:
@@ -317,7 +318,15 @@ class Project:
     @property
     def distributed(self) -> bool:
         """The project is packaged for others to install (``setup.py``, ``setup.cfg``, or a
-        ``pyproject.toml`` with a ``[project]`` or Poetry table): its public functions have callers out of sight."""
+        ``pyproject.toml`` with a ``[project]`` or Poetry table): its public functions have callers out of sight.
+        Asked again after one of those files changed, it reads them again (a long-lived workspace); the
+        results caches key findings by the answer, since no file's neighbourhood covers them."""
+        stamps = tuple(_stamp(self.root / name) for name in _PACKAGING_FILES)
+        if self._packaging is None or self._packaging[0] != stamps:
+            self._packaging = (stamps, self._packaged())
+        return self._packaging[1]
+
+    def _packaged(self) -> bool:
         if (self.root / "setup.py").exists() or (self.root / "setup.cfg").exists():
             return True
         pyproject = self.root / "pyproject.toml"
@@ -561,6 +570,9 @@ def read_text(path: Path) -> str:
 
 
 _DIGESTS: Dict[Path, Tuple[Tuple[int, int], bytes]] = {}
+
+
+_PACKAGING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 
 
 def _stamp(path: Path) -> Optional[Tuple[int, int]]:
