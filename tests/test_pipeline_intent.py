@@ -914,3 +914,30 @@ HELPER_FITS_IN_SCOPE = """
 def test_a_helpers_fit_under_a_strategy_stays_distributed_at_its_callers():
     assert found(HELPER_FITS_IN_SCOPE, ["TFP101"]) == []
     assert found(HELPER_FITS_IN_SCOPE.replace("with strategy.scope():", "if True:"), ["TFP101"]) == [(8, "TFP101")]
+
+
+# One device is still a strategy of tf.distribute: Keras' data handler distributes the dataset of a model
+# built in its scope, with a prefetch onto the device. The default strategy (`get_strategy()` outside any
+# scope) distributes nothing, and a name that may be either is not a strategy.
+ONE_DEVICE = """
+    import tensorflow as tf
+    strategy = tf.distribute.OneDeviceStrategy("/gpu:0")
+    train = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4).batch(64)
+    with strategy.scope():
+        model = build_model()
+    model.fit(train, epochs=10)
+"""
+
+
+def test_a_model_built_under_one_device_strategy_reads_through_it():
+    assert found(ONE_DEVICE, ["TFP101"]) == []
+
+
+def test_the_default_strategy_distributes_nothing():
+    default = ONE_DEVICE.replace('tf.distribute.OneDeviceStrategy("/gpu:0")', "tf.distribute.get_strategy()")
+    assert found(default, ["TFP101"]) == [(4, "TFP101")]
+    kaggle = ONE_DEVICE.replace(
+        '    strategy = tf.distribute.OneDeviceStrategy("/gpu:0")\n',
+        "    try:\n        strategy = tf.distribute.TPUStrategy(resolver)\n"
+        "    except ValueError:\n        strategy = tf.distribute.get_strategy()\n")
+    assert found(kaggle, ["TFP101"]) == [(7, "TFP101")]
