@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "rea
 
 from labels import FIELDS, Report, load_labels, match, score  # noqa: E402
 from manifest import load_manifest  # noqa: E402
+from agreement import agreement, as_reports, paired_sites  # noqa: E402
 
 LABELS = """\
 repo,path,line,cell,code,verdict,reason
@@ -91,3 +92,47 @@ def test_the_shipped_labels_and_manifest_are_well_formed():
     assert all(label.repo in trees for label in labels)
     assert all(label.first <= label.last and label.reason.strip() for label in labels)
     assert FIELDS[0] == "repo"
+
+
+SECOND = """\
+repo,path,line,cell,code,verdict,reason
+a+b,train.py,11,,TFP101,should-flag,the same site one line off: paired
+a+b,train.py,20-22,,TFP102,should-flag,judgement call: the second labeller would parallelise it
+a+b,nb.ipynb,3,4,TFP101,should-flag,fit in a notebook cell
+a+b,eval.py,7,,TFP101,should-not-flag,evaluation once after training
+a+b,other.py,5,,TFP104,should-not-flag,agreed true negative
+a+b,new.py,9,,TFP101,should-flag,a site only the second labeller found
+"""
+
+
+@pytest.fixture
+def second(tmp_path):
+    (tmp_path / "second").mkdir()
+    (tmp_path / "second" / "TFP.csv").write_text(SECOND, encoding="utf-8")
+    return load_labels(tmp_path / "second")
+
+
+def test_two_labellings_pair_by_site_and_count_agreement_and_kappa(labels, second):
+    pairs = paired_sites(labels, second)
+    assert [(a.path, b.first) for a, b in pairs] == [
+        ("train.py", 11), ("train.py", 20), ("nb.ipynb", 3), ("eval.py", 7), ("other.py", 5)]
+    both = agreement(pairs)
+    assert (both.counts[True, True], both.counts[False, False], both.counts[True, False], both.counts[False, True]) \
+        == (2, 1, 1, 1)
+    assert both.observed == pytest.approx(3 / 5)
+    # Flag rates 3/5 and 3/5: chance agreement 0.52, so kappa = (0.6 - 0.52) / 0.48.
+    assert both.kappa == pytest.approx((0.6 - 0.52) / 0.48)
+
+
+def test_a_labellers_flags_scored_against_the_other_labelling(labels, second):
+    scores = score(as_reports(second), labels)[0]
+    assert (scores["TFP101"].true_positives, scores["TFP101"].false_positives, scores["TFP101"].false_negatives) \
+        == (2, 0, 1)  # train.py and nb.ipynb agreed; eval.py missed; new.py unlabelled by the first
+    assert (scores["TFP102"].true_positives, scores["TFP102"].false_positives) == (0, 1)
+
+
+def test_the_shipped_second_labels_are_well_formed_and_cover_labelled_trees():
+    root = Path(__file__).resolve().parents[1] / "benchmarks" / "realcode"
+    second = load_labels(root / "second_labels")
+    first_repos = {label.repo for label in load_labels(root / "labels")}
+    assert second and {label.repo for label in second} <= first_repos
