@@ -83,23 +83,24 @@ def test_a_cached_result_is_what_a_fresh_run_gives_after_an_unrelated_file_chang
     assert _cached_findings(root) == _findings(root, "TFP102")
 
 
+def _workspace_findings(root: Path):
+    """data.py's TFP102 rows, as the long-lived workspace of ``root`` checks it now."""
+    workspace = workspace_for(root / "data.py", root)
+    text = (root / "data.py").read_text()
+    return {d.location.row for d in workspace.check_text(text, "data.py", Settings(root=root), {"TFP102"},
+                                                          path=root / "data.py")}
+
+
 def test_the_workspace_remembers_what_a_fresh_workspace_finds_after_an_unrelated_edit(tmp_path):
     forget_workspaces()
     root = _project(tmp_path, {"data.py": _DATA, "train.py": _TRAIN.format(more=""), "warm.py": "x = 1\n"})
-
-    def findings():
-        workspace = workspace_for(root / "data.py", root)
-        text = (root / "data.py").read_text()
-        return {d.location.row for d in workspace.check_text(text, "data.py", Settings(root=root), {"TFP102"},
-                                                              path=root / "data.py")}
-
     try:
-        findings()
+        _workspace_findings(root)
         workspace_for(root / "data.py", root).update((root / "warm.py").resolve(), _WARM_UP)  # an editor's buffer
-        remembered = findings()
+        remembered = _workspace_findings(root)
         (root / "warm.py").write_text(_WARM_UP)
         forget_workspaces()
-        assert remembered == findings()
+        assert remembered == _workspace_findings(root)
     finally:
         forget_workspaces()
 
@@ -118,16 +119,9 @@ def test_a_cached_result_follows_the_project_becoming_packaged(tmp_path):
 def test_the_workspace_follows_the_project_becoming_packaged(tmp_path):
     forget_workspaces()
     root = _project(tmp_path, {"data.py": _DATA, "train.py": _TRAIN.format(more="")})
-
-    def findings():
-        workspace = workspace_for(root / "data.py", root)
-        text = (root / "data.py").read_text()
-        return {d.location.row for d in workspace.check_text(text, "data.py", Settings(root=root), {"TFP102"},
-                                                              path=root / "data.py")}
-
     try:
-        assert findings() == {12}
+        assert _workspace_findings(root) == {12}
         (root / "pyproject.toml").write_text('[project]\nname = "data"\n')
-        assert findings() == {12, 19}
+        assert _workspace_findings(root) == {12, 19}
     finally:
         forget_workspaces()

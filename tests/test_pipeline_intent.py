@@ -879,24 +879,23 @@ net.fit(voc_train, epochs=5)
 """
 
 
-def test_a_helper_package_on_a_relative_sys_path_and_re_exported_by_star_is_followed(tmp_path):
+def _book(tmp_path, chapter: str):
+    """D2L's layout: the helper package in `code/`, re-exported by star, and a chapter beside it."""
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
     (tmp_path / "code" / "chapter09").mkdir()
     (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
     (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
-    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER)
-    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == [("code/chapter09/fcn.py", 6, "TFP101")]
+    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(chapter)
+    return [f for f in project_findings(tmp_path) if f[2] == "TFP101"]
+
+
+def test_a_helper_package_on_a_relative_sys_path_and_re_exported_by_star_is_followed(tmp_path):
+    assert _book(tmp_path, CHAPTER) == [("code/chapter09/fcn.py", 6, "TFP101")]
 
 
 def test_without_the_sys_path_entry_the_helper_is_not_first_party(tmp_path):
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "code" / "d2lzh_tensorflow2").mkdir(parents=True)
-    (tmp_path / "code" / "chapter09").mkdir()
-    (tmp_path / "code" / "d2lzh_tensorflow2" / "__init__.py").write_text("from .utils import *\n")
-    (tmp_path / "code" / "d2lzh_tensorflow2" / "utils.py").write_text(HELPER)
-    (tmp_path / "code" / "chapter09" / "fcn.py").write_text(CHAPTER.replace('sys.path.append("..")\n', ""))
-    assert [f for f in project_findings(tmp_path) if f[2] == "TFP101"] == []
+    assert _book(tmp_path, CHAPTER.replace('sys.path.append("..")\n', "")) == []
 
 
 # A helper that fits the model it is given inside a strategy's scope, called with the caller's pipeline.

@@ -23,7 +23,7 @@ few samples. ``StepLoops`` answers, from the collector's records:
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -255,13 +255,7 @@ class StepLoops:
         """How many times the body of nested loops runs in all (``for lr in [...6]: for units in
         (...3):`` 18 times; ``for train, test in KFold(5).split(x)`` 5 times), when the source shows
         every loop's count; None otherwise."""
-        total = 1
-        for loop in nest:
-            count = self.iterations(loop)
-            if count is None:
-                return None
-            total *= count
-        return total
+        return _product(nest, self.iterations)
 
     def iterations(self, loop: LoopNode) -> Optional[int]:
         """How many times a loop runs when its source shows it: once when its body ends in a ``break``
@@ -301,13 +295,8 @@ class StepLoops:
         ``for epoch in range(1, 3 + 1): for x, y in dataset`` over ``from_tensor_slices`` of 1,000 rows
         batched by 10 is 300 steps; ``for epoch in range(300): for batch in dataset`` of a dataset read
         from disk does not show it)."""
-        total = 1
-        for loop in loops:
-            bound = self.at_most(loop)
-            if bound is None:
-                return False
-            total *= bound
-        return total <= FEW_STEPS
+        total = _product(loops, self.at_most)
+        return total is not None and total <= FEW_STEPS
 
     def at_most(self, loop: LoopNode) -> Optional[int]:
         """At most how many times a loop runs, as its source shows: ``iterations``, else the bound of what
@@ -739,3 +728,14 @@ def _mentions(node: cst.CSTNode, pattern: "re.Pattern[str]") -> bool:
             return True
         stack.extend(current.children)
     return False
+
+
+def _product(loops: Iterable[LoopNode], count: Callable[[LoopNode], Optional[int]]) -> Optional[int]:
+    """How many times the body of nested loops runs in all, by ``count`` of each; None when one is unknown."""
+    total = 1
+    for loop in loops:
+        each = count(loop)
+        if each is None:
+            return None
+        total *= each
+    return total
