@@ -340,6 +340,17 @@ def with_cli_overrides(
     return updated
 
 
+# The sources of a target version the user wrote (the configuration, the command line, the editor), as
+# the places that set one name them; every other source is an inference.
+_CONFIGURED_SOURCES = ("] target-version", "--target-version", "editor setting `targetVersion`")
+
+
+def version_configured(settings: Settings) -> bool:
+    """The target version is the user's word, not one inferred from the project or the code."""
+    source = settings.target_version_source or ""
+    return settings.target_version is not None and source.endswith(_CONFIGURED_SOURCES)
+
+
 def with_project_version(settings: Settings, path: Path) -> Settings:
     """``settings`` with the TensorFlow version the project of ``path`` depends on, when none is configured."""
     if settings.target_version is not None:

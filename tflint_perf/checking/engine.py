@@ -10,10 +10,11 @@ from typing import Iterable, List, Optional, Sequence, Set, Type
 import libcst as cst
 
 from tflint_perf.analysis.analyses import AnalysedModule
+from tflint_perf.analysis.api_versions import oldest_tensorflow
 from tflint_perf.analysis.deprecations import runs_only_on_tf1
 from tflint_perf.analysis.model import ModuleModel
 from tflint_perf.project.session import Session
-from tflint_perf.checking.config import Settings
+from tflint_perf.checking.config import Settings, version_configured
 from tflint_perf.text.diagnostics import Diagnostic, Edit, Finding, Fix, Location
 from tflint_perf.text.noqa import Suppressions
 from tflint_perf.text.notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
@@ -64,12 +65,23 @@ def check_text(
 
 
 def _own_target(settings: Settings, model: AnalysedModule, filename: str) -> Settings:
-    """A target version guessed from sibling notebooks fills an unknown target only: for code that runs
-    only on TensorFlow 1 (``tf.Session`` through a plain ``import tensorflow``) the guess, a TensorFlow 2
-    the course's other notebooks install, is not what this code runs on, so no target is known."""
+    """The target version of this module. A version guessed from sibling notebooks fills an unknown target
+    only: for code that runs only on TensorFlow 1 (``tf.Session`` through a plain ``import tensorflow``) the
+    guess, a TensorFlow 2 the course's other notebooks install, is not what this code runs on, so no target
+    is known. An inferred or unknown target below what the module's own Keras calls require
+    (``api_versions``: ``tf.keras.optimizers.legacy`` exists from 2.9) is raised to it; a configured one is
+    the user's word."""
     if settings.target_version_guessed and runs_only_on_tf1(model, filename):
         return replace(settings, target_version=None, target_version_source=None, target_version_guessed=False)
-    return settings
+    if version_configured(settings):
+        return settings
+    required = oldest_tensorflow(model)
+    if required is None or (settings.target_version is not None and settings.target_version >= required.version):
+        return settings
+    if model.runs_only_on_tf1:
+        return settings  # TensorFlow 1 code calling a Keras 2.9 name cannot run at all: no version is known
+    return replace(settings, target_version=required.version, target_version_source=f"{filename}: {required.describe()}",
+                   target_version_guessed=False)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,

@@ -85,7 +85,10 @@ TARGET_VERSION = Option(
     "an unknown one is a configuration error). When unset, it is inferred from the lower bound of the TensorFlow requirement in the "
     "project's dependency files (`pyproject.toml`, `setup.cfg`, `setup.py`, `requirements*.txt`, `environment.yml`, Dockerfiles' `pip install` and `FROM tensorflow/tensorflow:X`), "
     "and for a notebook from its own cells: a pinned `!pip install tensorflow==...` first, the saved output of "
-    "`tf.__version__` where no dependency file declares TensorFlow; `tflint-perf check --show-settings PATH` shows the version used and where it came from.",
+    "`tf.__version__` where no dependency file declares TensorFlow. An inferred or unknown version below what a module's own Keras calls "
+    "require is raised to it for that module (`tf.keras.optimizers.legacy` exists from 2.9, `tf.keras.optimizers.AdamW` from 2.12), "
+    "unless a version check guards the call; a configured version is never changed. "
+    "`tflint-perf check --show-settings PATH` shows the project's version and where it came from.",
     toml_type="string",
     default_text="none: inferred from the project's dependency files (or a notebook's own cells); when nothing declares it, findings say which versions they hold for",
     example="2.15",

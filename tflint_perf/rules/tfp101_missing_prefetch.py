@@ -255,7 +255,7 @@ or what a TF1 iterator feeds to session runs that fetch a train op in a loop.
 Which TensorFlow the code runs on decides too: `target-version` if configured, else the lower
 bound of the TensorFlow requirement in the project's `pyproject.toml`, `setup.cfg`, `setup.py`,
 `requirements*.txt` or `environment.yml` (`check --show-settings` shows what was inferred and
-from where). On 2.12 and later the runtime appends the prefetch itself, so nothing is reported
+from where), raised to what the module's own Keras calls require (`tf.keras.optimizers.AdamW` exists from 2.12). On 2.12 and later the runtime appends the prefetch itself, so nothing is reported
 unless the module switches autotune or `inject_prefetch` off; when the version is unknown the
 message says the finding holds for TensorFlow < 2.12 or with autotune off.
 

@@ -123,7 +123,8 @@ its name says (`eval_train_ds`). Evaluation the model waits on every epoch count
 `validation_data` over several epochs (unless read rarely: `validation_steps=2`, `validation_freq=2` over
 5 epochs), a `for x, y in test_ds:` loop inside the training loop (not under `if epoch % 5 == 0:`,
 evaluation every Nth epoch, see TFP101). On TensorFlow 2.7 and later
-(`target-version`, or the version inferred from the project's dependency files) a stateless `map`
+(`target-version`, or the version inferred from the project's dependency files or required by the module's own
+Keras calls, such as `tf.keras.optimizers.legacy` from 2.9) a stateless `map`
 is parallelised by the runtime and not reported, unless the module switches `map_parallelization`
 or autotune off; when the version is unknown the message says so. Dead code is not reported: a
 pipeline built in a function or method whose name its module and the modules around it (what it
