@@ -1,8 +1,9 @@
 """The TensorFlow a module's own Keras calls require raises an unknown or inferred target (analysis/api_versions.py)."""
 
+import json
 import textwrap
 
-from tests.conftest import lint, project_findings, write_project
+from tests.conftest import lint, project_findings, run_cli, write_project
 from tflint_perf.checking.config import Settings
 
 # A training script of the keras-io era: a sequential stateless map and no final prefetch.
@@ -69,3 +70,15 @@ def test_an_inferred_lower_bound_is_raised_by_the_code(tmp_path):
     assert project_findings(root, "TFP102") == set()
     (root / "train.py").write_text(TRAIN.format(optimizer='"adam"'))
     assert project_findings(root, "TFP102") == {("train.py", 6)}  # 2.4 as declared: sequential there
+
+
+def test_a_target_written_in_pyproject_or_on_the_command_line_is_kept(tmp_path):
+    # The real sources of a configured version, as the configuration loader and the CLI name them.
+    root = write_project(tmp_path, {"train.py": TRAIN.format(optimizer="tf.keras.optimizers.AdamW(1e-3)")})
+    assert project_findings(root, "TFP102") == set()
+    (root / "pyproject.toml").write_text('[tool.tflint-perf]\ntarget-version = "2.4"\n')
+    assert project_findings(root, "TFP102") == {("train.py", 6)}
+    (root / "pyproject.toml").write_text("")
+    result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP101,TFP102",
+                     "--target-version", "2.4", ".", cwd=root)
+    assert sorted((d["code"], d["location"]["row"]) for d in json.loads(result.stdout)) == [("TFP101", 6), ("TFP102", 6)]
