@@ -64,7 +64,7 @@ _MOVED_PREFIXES = (
 # Roots whose names are worth resolving at all; anything else resolves to None.
 TRACKED_ROOTS = (
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "functools", "numpy", "tqdm", "gym", "gymnasium",
-    "sklearn", "scipy", "ipywidgets", "pickle", "joblib", "h5py", "soundfile",
+    "sklearn", "scipy", "ipywidgets", "pickle", "joblib", "h5py", "soundfile", "keras_tuner", "kerastuner",
 )
 # Packages under a root not tracked as a whole (`google.protobuf` is not needed): Colab's file upload.
 TRACKED_PACKAGES = ("google.colab",)

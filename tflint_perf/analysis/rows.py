@@ -198,7 +198,7 @@ class Rows:
                 return int_literal(bindings[0].value)  # a local set once (`batch_size = 64`)
             if len(bindings) == 1 and bindings[0].kind == "unpack":
                 return self._unpacked_integer(bindings[0], depth)
-            return self._parameter_integer(expr.value, scope)
+            return self._parameter_integer(expr.value, scope, depth)
         return None
 
     def _unpacked_integer(self, binding: Binding, depth: int) -> Optional[int]:
@@ -213,22 +213,33 @@ class Rows:
             found = value if found is None else max(found, value)
         return found
 
-    def _parameter_integer(self, name: str, function: FunctionInfo) -> Optional[int]:
-        """A parameter never rebound, with an integer default (``batch_size=32``): the largest of its
-        default and the integers this file's callers pass for it; None if a caller passes anything else."""
+    def _parameter_integer(self, name: str, function: FunctionInfo, depth: int = 0) -> Optional[int]:
+        """A parameter never rebound: the largest of its integer default and the integers this file's
+        callers pass for it (a literal, a module constant, the caller's own parameter resolved the same
+        way: `self.train_discriminator(images, batch_size)` in `train(self, gen, batch_size)`, called with
+        `BATCH_SIZE = 400`); None if a caller passes anything else, or none passes one and there is no default."""
         bindings = self.model.scope_bindings(name, function)[1]
-        if len(bindings) != 1 or bindings[0].kind != "param" or bindings[0].value is None:
+        if len(bindings) != 1 or bindings[0].kind != "param":
             return None
-        found = int_literal(bindings[0].value)
+        found = int_literal(bindings[0].value) if bindings[0].value is not None else None
+        if bindings[0].value is not None and found is None:
+            return None
         positional = function.positional_parameters
         index = positional.index(name) if name in positional else None
-        for caller in self.model.call_graph.callers(function):
-            passed = None if has_star_args(caller.node) else argument(caller.node, name, index)
-            if has_star_args(caller.node) or (passed is not None and int_literal(passed.value) is None):
+        callers = self.model.call_graph.callers(function)
+        for caller in callers:
+            if has_star_args(caller.node):
                 return None
-            if passed is not None and found is not None:
-                found = max(found, int_literal(passed.value) or 0)
-        return found
+            passed = argument(caller.node, name, index)
+            if passed is None:
+                if found is None:
+                    return None  # no default, and this caller passes nothing we can see
+                continue
+            value = self._integer(passed.value, caller.function, depth + 1)
+            if value is None:
+                return None
+            found = value if found is None else max(found, value)
+        return found if callers or bindings[0].value is not None else None
 
     def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo],
                  place: Optional[Place] = None) -> Optional[int]:

@@ -195,7 +195,8 @@ iterator prefetches onto each device itself (the distributed-input guide). That 
 `strategy.experimental_distribute_dataset`, and one given to `fit` or `evaluate` of a model built inside
 `with strategy.scope():` of a `tf.distribute` strategy (`MirroredStrategy`, `TPUStrategy`,
 `MultiWorkerMirroredStrategy`, `OneDeviceStrategy`...; analysis/distribution.py), whose data handler
-distributes it. A strategy name that may also be the default strategy (`get_strategy()` off a TPU),
+distributes it, and the input function of an Estimator whose `config` is a `RunConfig` with `train_distribute`
+set to such a strategy (trained by `estimator.train` or `train_and_evaluate`). A strategy name that may also be the default strategy (`get_strategy()` off a TPU),
 DTensor, Horovod and hand-placed `tf.device` loops prefetch nothing for the user: still reported.
 
 What the consumer is for decides (analysis/purpose.py): `fit` and loops that train (they call a

@@ -157,7 +157,10 @@ element-wise arithmetic on them (`tf.cast(x, tf.float32) / 255.`, TF1's `tf.div`
 (`tf.zeros`): microseconds per batch, or, straight after a `Dataset.zip`, one that
 only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(lambda *windows:
 tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
-A map before a `cache()` is reported: it runs in the first epoch only, but that epoch waits on it.
+A map before a `cache()` is reported when it does work worth parallelising (decoding, parsing, a
+`py_function`): it runs in the first epoch only, but that epoch waits on it. A cheap one there (the casts,
+scales and one-hot encodings above, or an image resize, before a `cache()` that `shuffle`, `batch` or `filter` may precede but no
+`repeat`) runs for microseconds per element once in the whole run: not reported.
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and
@@ -639,6 +642,8 @@ first and map the batch instead. A map that must stay sequential to save memory 
                 continue  # batches cast, scaled, one-hot encoded, padded: microseconds per batch
             if all(pipelines.cheap_on_toy_set(state, op) for state in states):
                 continue  # `from_tensor_slices(digits_labels).map(lambda z: tf.one_hot(z, 10))`: a toy set's labels
+            if pipelines.cheap_before_cache(states, op):
+                continue  # `map(scale).cache()`: a cast and a division per image, in the first epoch only
             effects = context.model.effects.of_expression(function.value, pipelines.scope_of(call))
             reorderable = _is_false(argument(call, "deterministic", None)) or any(
                 any(later.name == "with_options" for later in state.ops_after(call)) for state in states

@@ -84,8 +84,8 @@ numeric constants.
 Not reported: functions that decode, resize, parse, slice, reshape, reduce or use random ops per
 element (none of them is on the allow-list), a function combining two inputs (`x * w`: once
 batched, their shapes may broadcast differently), a function that only passes its inputs on
-(nothing to vectorize), a `cache()` between the map and the batch (the map then runs in the first
-epoch only), pipelines consumed only for evaluation or inspection, or named for evaluation (`val_ds`) with no `fit`
+(nothing to vectorize), a `cache()` after the map, between it and the batch or after the batch with no
+`repeat` before it (the map then runs in the first epoch only), pipelines consumed only for evaluation or inspection, or named for evaluation (`val_ds`) with no `fit`
 training on them, and test files.
 """
     why_bad = """
@@ -162,6 +162,11 @@ ops on different branches, comments between them).
         Valid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).cache().batch(32)\nmodel.fit(ds)\n"
         ),
+        # sonnet's simple_mnist.py: shuffled and batched, then cached: the map still runs in the first epoch only.
+        Valid(
+            _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).shuffle(1000).batch(32).cache()\n"
+            "model.fit(ds, epochs=5)\n"
+        ),
         # A filter between: it looks at the values.
         Valid(
             _TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).filter(keep).batch(32)\nmodel.fit(ds)\n"
@@ -196,6 +201,9 @@ ops on different branches, comments between them).
         Valid(_CGAN_CONVERT.format(axis="0")),
     )
     invalid = (
+        # A `repeat` before the cache: the first pass never ends, the map runs on every element of every epoch.
+        Invalid(_TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2).repeat().batch(32).cache()\n"
+                "model.fit(ds, steps_per_epoch=100, epochs=5)\n"),
         # Packt's Hands-On NN with TF 2.0, Chapter09/tf2/cgan.py: `convert_image_dtype` (a cast and a scale) of
         # each image and a cast label given a last axis, right before `batch`.
         Invalid(_CGAN_CONVERT.format(axis="-1"), fixed=_CGAN_CONVERT_FIXED),
@@ -282,6 +290,8 @@ ops on different branches, comments between them).
             following = [_next_batch(state.ops_after(call)) for state in maximal(states)]
             if not following or any(after is None for after in following):
                 continue
+            if all(pipelines.cached_after(state, call) for state in maximal(states)):
+                continue  # `map(scale).shuffle(n).batch(32).cache()`: the map runs in the first epoch only
             batches = {after[0].call for after in following}
             adjacent = all(after[1] for after in following)
             function = argument(call, "map_func", 0)

@@ -168,7 +168,9 @@ one item of an array, one element (a batch) of what the loop iterates (or its pa
 loop's body: `s, a, r, next_s, done = transition`), or a dict
 of named inputs one of which is such (`{"decoder_input": np.zeros(shape)}` with `shape = (1, n)`),
 a slice of an array of a few rows (`image_batch[0:n]` of `np.zeros((batch_size,) + size)`, where
-`batch_size=32` is a parameter's default no caller in the file overrides), what another model's
+`batch_size=32` is a parameter's default no caller in the file overrides, or a parameter every caller
+fills with a small integer, followed through the callers' own parameters to a module constant: a GAN's
+`generator.predict(tf.random.normal((batch_size, z_dim)))` in the discriminator step, `BATCH_SIZE = 400`), what another model's
 `predict` returned on such an input, a parameter every caller in the file passes such an input
 for (`action_value(obs[None, :])`), what a same-file helper returns when every `return` is such
 (`preprocess_state` returning `np.reshape(state, [1, 4])`), or a name unpacked from a tuple written out

@@ -62,6 +62,8 @@ ITERATOR_FUNCTIONS = frozenset({"tf.data.make_one_shot_iterator", "tf.data.make_
 EAGER_ITERATORS = frozenset({"tf.contrib.eager.Iterator"})
 MODEL_CONSUMERS = frozenset({"fit", "evaluate", "predict"})
 _MODEL_PURPOSES = {"fit": Purpose.TRAINING, "evaluate": Purpose.EVALUATION, "predict": Purpose.INFERENCE}
+# KerasTuner (`keras_tuner`, formerly `kerastuner`): `tuner.search(train, validation_data=val, epochs=5)`.
+_TUNER_MODULES = ("keras_tuner.", "kerastuner.")
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset"})
 # `estimator.train(input_fn=f)`: Estimator calls `f` and reads the pipeline it returns once per training
 # step. (`evaluate`/`predict` read theirs for evaluation and inference: not recorded, as a framework's.)
@@ -138,6 +140,9 @@ class ConsumerRecognition:
             return True
         if method in MODEL_CONSUMERS:
             self._consume_model_call(call, method)
+            return True
+        if method == "search" and self._is_tuner(call):
+            self._consume_model_call(call, "fit")  # each trial fits a model on the data, as `fit` does
             return True
         if method in DISTRIBUTE_METHODS and args:
             self.consume(call, "distribute", method, args[0], self._distributed_purpose(call))
@@ -316,6 +321,20 @@ class ConsumerRecognition:
             return False
         return only_looked_at(cst.Module(body=body[start:end]), name.value, INSPECTION_ATTRIBUTES)
 
+    def _is_tuner(self, call: cst.Call) -> bool:
+        """``tuner.search(...)`` where every binding of ``tuner`` reaching the call makes a KerasTuner tuner
+        (``kt.BayesianOptimization(build_model, ...)``, ``keras_tuner.Hyperband(...)``)."""
+        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+        site = self.model.site_of(call)
+        if not isinstance(receiver, cst.Name) or site is None:
+            return False
+        bindings = self.model.reaching(receiver.value, site.function, site.place, site.lambdas)
+        return bool(bindings) and all(
+            binding.kind == "assign" and isinstance(binding.value, cst.Call)
+            and (self.model.call_name(binding.value) or "").startswith(_TUNER_MODULES)
+            for binding in bindings
+        )
+
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"
         x_arg = argument(call, "x", 0)
@@ -418,8 +437,11 @@ class ConsumerRecognition:
         """A tf.distribute strategy reads what ``node`` consumes (``analysis/distribution.py``)."""
         if kind == "distribute":
             return True
-        site = self.model.site_of(node) if kind == "model" and isinstance(node, cst.Call) else None
-        return site is not None and self.model.strategy_scopes.model_distributes(site)  # type: ignore[attr-defined]
+        site = self.model.site_of(node) if kind in ("model", "estimator") and isinstance(node, cst.Call) else None
+        scopes = self.model.strategy_scopes  # type: ignore[attr-defined]
+        if site is None:
+            return False
+        return scopes.model_distributes(site) if kind == "model" else scopes.estimator_distributes(site)
 
     def _zipped_inputs(self, value: Pipeline) -> List[Value]:
         """``Dataset.zip((titles, titles.map(tower)))`` starts a pipeline of its own; a one-off pass over
@@ -495,7 +517,8 @@ class ConsumptionQueries:
             if consumption.role in ("evaluate", "predict"):
                 return True
             epochs = argument(node, "epochs", 3)  # type: ignore[arg-type]
-            return epochs is None or (int_literal(epochs.value) == 1)
+            # `EPOCHS = 1` at module level counts as the literal does (TensorFlowOnSpark's segmentation)
+            return epochs is None or self.model.step_loops.fixed_integer(epochs.value) == 1  # type: ignore[attr-defined]
         if consumption.kind == "iter":
             return True
         return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")

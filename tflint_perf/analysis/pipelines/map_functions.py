@@ -39,6 +39,9 @@ _IMAGE_LAYOUT_OPS = frozenset(
         "resize_image_with_crop_or_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",
         "random_flip_up_down", "rot90", "transpose", "transpose_image")
 )
+# Resizes of decoded images: interpolation, some work per image, but no decoding or reading.
+_RESIZES = frozenset({"tf.image.resize", "tf.image.resize_images", "tf.compat.v1.image.resize",
+                      "tf.compat.v1.image.resize_images", "tf.image.resize_with_pad"})
 # TF1 spellings of element-wise division (`tf.div(tf.cast(x, tf.float32), 255.0)`).
 _TF1_DIVISIONS = frozenset({"tf.div", "tf.realdiv", "tf.compat.v1.div"})
 CHEAP_BATCH_OPS = BATCH_LAYOUT_OPS | ELEMENTWISE_OPS | _IMAGE_LAYOUT_OPS | _TF1_DIVISIONS
@@ -439,14 +442,15 @@ def _literal_index(node: cst.BaseExpression) -> bool:
 
 
 def only_moves_values(expr: cst.BaseExpression, model: ModuleModel, scope: Optional[FunctionInfo],
-                      depth: int = 0, arithmetic: bool = False) -> bool:
+                      depth: int = 0, arithmetic: bool = False, resizing: bool = False) -> bool:
     """A map function whose every call only moves values around (`reshape`, `transpose`, `concat`,
     `tile`, `x.set_shape(...)`, `range`), through the same-file functions and methods it calls
     (`lambda *args: self.process_example(params, *args)`): after `batch` it runs once per batch on next
     to no work. No arithmetic on values (`x / 255.` is work), only on Python ints in `range(...)` and
 string formatting (`'box_%d' % level`); loops, and branches on settings, are allowed. With ``arithmetic``,
 element-wise arithmetic and ops (``CHEAP_BATCH_OPS``: `x / 255.`, `tf.cast`, `tf.one_hot`) count as
-moving values too: what a map run once per batch may do for microseconds."""
+moving values too: what a map run once per batch may do for microseconds. With ``resizing`` too, image
+resizes (``_RESIZES``) count: what a map run once per element in the whole run (before a `cache()`) may do."""
     function = model.effects.resolve_callable(expr, scope, local_only=True)  # type: ignore[attr-defined]
     if function is None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
             and expr.value.value == "self":
@@ -480,7 +484,7 @@ moving values too: what a map run once per batch may do for microseconds."""
             continue  # `range(params['min_level'], params['max_level'] + 1)`: Python ints
         stack.extend(current.children)
         name = model.call_name(current)
-        if name in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS):
+        if name in (CHEAP_BATCH_OPS if arithmetic else BATCH_LAYOUT_OPS) or (resizing and name in _RESIZES):
             continue
         if arithmetic and name == _ONE_HOT and _small_depth(model, current):
             continue
@@ -493,7 +497,7 @@ moving values too: what a map run once per batch may do for microseconds."""
         if isinstance(func, cst.Attribute) and func.attr.value in _DICT_PICKS and isinstance(func.value, cst.Name) \
                 and all(isinstance(arg.value, (cst.SimpleString, cst.Name)) for arg in current.args):
             continue  # `features.pop("label")`: a feature picked out of the element's dict
-        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1, arithmetic):
+        if depth < _CALL_DEPTH and only_moves_values(func, model, inner, depth + 1, arithmetic, resizing):
             continue
         return False
     return True

@@ -43,8 +43,9 @@ _REGROUPING_TRANSFORMATIONS = frozenset(
     {"batch_and_drop_remainder", "padded_batch_and_drop_remainder", "shuffle_and_repeat", "unbatch"}
 )
 # Ops between a map and a `cache()` through which the cache fills on the first pass and serves every
-# later one (not `repeat`, which never ends the first pass, nor a random op, which TFP103 is about).
-_CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate"})
+# later one, so that the map runs once per element (not `repeat`, which never ends the first pass).
+_CACHE_TRANSPARENT = frozenset({"filter", "map", "map_with_legacy_function", "prefetch", "with_options", "enumerate",
+                                "shuffle", "batch", "padded_batch", "ragged_batch", "unbatch"})
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch"})
 _UNBATCHING_OPS = frozenset({"unbatch", "rebatch", "flat_map", "interleave", "window"})
 # Keras loaders that batch their elements themselves unless `batch_size=None` (they end prefetched too).
@@ -140,6 +141,15 @@ class StatePredicates:
         overlap or parallelise."""
         return self._cheap_map(op) and self._toy_source(state)
 
+    def cheap_before_cache(self, states: List[State], op: Op) -> bool:
+        """The op is a map that only picks, casts, scales or one-hot encodes, and a `cache()` follows it
+        in every pipeline holding it (``cached_after``; not the prefixes met on the way, `ds` before its
+        `.cache()`): it runs once per element in the whole run, for microseconds each
+        (`map(lambda x, y: (tf.cast(x, tf.float32) / 255., y)).cache()` over MNIST), nothing to parallelise."""
+        whole = maximal(states)
+        return bool(whole) and self._cheap_map(op, resizing=True) and all(
+            self.cached_after(state, op.call) for state in whole)
+
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers
         at most): `from_tensor_slices(digits[0][:1437])` after `digits = load_digits(return_X_y=True)`,
@@ -155,15 +165,15 @@ class StatePredicates:
         site = self.model.site_of(source)
         return site is not None and DataSizes(self.model).is_toy_dataset(data.value, site.function, site.place)
 
-    def _cheap_map(self, op: Op) -> bool:
+    def _cheap_map(self, op: Op, resizing: bool = False) -> bool:
         """A map whose function only picks or reshapes (`lambda z: tf.one_hot(z, 10)`), or casts, scales
-        and one-hot encodes: on a toy dataset's elements, microseconds in all."""
+        and one-hot encodes (with ``resizing``, resizes too): on a toy dataset's elements, microseconds in all."""
         if op.name not in MAP_OPS:
             return False
         function = argument(op.call, "map_func", 0)
         scope = self.scope_of(op.call)
         return function is not None and (is_trivial_function(function.value, self.model, scope) or only_moves_values(
-            function.value, self.model, scope, arithmetic=True))
+            function.value, self.model, scope, arithmetic=True, resizing=resizing))
 
     def draws_noise(self, state: State) -> bool:
         """The state makes up its elements (``synthetic``) and its maps only draw random vectors or

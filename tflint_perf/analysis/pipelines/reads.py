@@ -226,13 +226,18 @@ class IteratorReads:
 
     @cached_property
     def _name_uses(self) -> Counter:
-        """How often each bare name occurs in the module (reads, assignment targets, parameters)."""
+        """How often each bare name occurs in the module (reads, assignment targets, parameters). An
+        attribute's name (`ds.unbatch().batch(20)`) and a keyword's (`f(it=3)`) are not the variable's."""
         counts: Counter = Counter()
         stack: List[cst.CSTNode] = [self.model.module]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Name):
                 counts[node.value] += 1
+            elif isinstance(node, cst.Attribute):
+                stack.append(node.value)
+            elif isinstance(node, cst.Arg):
+                stack.append(node.value)
             else:
                 stack.extend(node.children)
         return counts
