@@ -41,6 +41,10 @@ def test_a_step_batch_whose_size_the_callers_pass_is_a_small_batch(default, size
     ("", 200000, "gan.train(data, BATCH_SIZE)"),  # a shard predict batches well
     ("", 400, "gan.train(data, batch_size=int(sys.argv[1]))"),  # a size the source does not show
     ("", 400, "pass"),  # nobody in the file calls train: the size is unknown
+    # a lambda's parameter, not the module's `batch_size = 1`
+    ("", 200000, "batch_size = 1\nrun = lambda batch_size: gan.train(data, batch_size)\nrun(BATCH_SIZE)"),
+    # also handed to a thread, which may pass anything
+    ("", 200000, "gan.train(data, 1)\nthreading.Thread(target=gan.train, args=(data, BATCH_SIZE)).start()"),
 ])
 def test_a_step_batch_of_unknown_or_large_size_stays_silent(default, size, call):
     assert lint(_GAN.format(default=default, size=size, call=call), ["TFP203"]) == []

@@ -189,3 +189,58 @@ def test_another_librarys_search_is_not_training():
     source = _TUNER.format(module="scann", make="scann.scann_ops_pybind.builder(db, 10, 'dot_product').build()",
                            tuner="searcher")
     assert lint(source, ["TFP101"]) == []
+
+
+def test_an_estimator_built_by_a_helper_out_of_sight_is_not_known_to_distribute():
+    source = _ESTIMATOR.format(strategy=_MULTI_WORKER, config="train_distribute=strategy").replace(
+        "tf.estimator.Estimator(model_fn=model_fn, model_dir=args.model_dir, config=config)",
+        "make_classifier(config=config)")
+    assert [d.code for d in lint(source, ["TFP101"])] == ["TFP101"]
+
+
+def test_only_the_train_spec_a_distributed_run_takes_is_distributed():
+    source = (
+        "import tensorflow as tf\n"
+        "def distributed_input_fn():\n"
+        "    return tf.data.TFRecordDataset(TRAIN).map(parse, num_parallel_calls=4).shuffle(1000).batch(64)\n"
+        "def plain_input_fn():\n"
+        "    return tf.data.TFRecordDataset(TRAIN).map(parse, num_parallel_calls=4).shuffle(1000).batch(64)\n"
+        "def main():\n"
+        "    config = tf.estimator.RunConfig(train_distribute=tf.distribute.MirroredStrategy())\n"
+        "    classifier = tf.estimator.Estimator(model_fn=model_fn, config=config)\n"
+        "    spec = tf.estimator.TrainSpec(input_fn=distributed_input_fn)\n"
+        "    tf.estimator.train_and_evaluate(classifier, spec, tf.estimator.EvalSpec(input_fn=plain_input_fn))\n"
+        "    plain = tf.estimator.Estimator(model_fn=model_fn)\n"
+        "    tf.estimator.train_and_evaluate(plain, tf.estimator.TrainSpec(input_fn=plain_input_fn),\n"
+        "                                    tf.estimator.EvalSpec(input_fn=plain_input_fn))\n"
+    )
+    found = lint(source, ["TFP101"])
+    assert [(d.code, d.location.row) for d in found] == [("TFP101", 5)]
+
+
+def test_a_prefix_read_uncached_keeps_its_cheap_map_reported():
+    # the cache serves only the evaluation; the template's `fit` reads the map's output uncached every epoch
+    pipeline = ("ds_train = ds_train.map(preprocess).shuffle(1000).batch(256)\n"
+                "ds_cached = ds_train.cache()\nmodel.evaluate(ds_cached)\n")
+    assert sorted(d.code for d in lint(_MNIST.format(pipeline=pipeline), ["TFP102", "TFP106"])) == ["TFP102", "TFP106"]
+
+
+@pytest.mark.parametrize("head", ["def main():\n    EPOCHS = 20\n", "def main(EPOCHS):\n"])
+def test_an_epochs_constant_shadowed_where_fit_reads_it_is_not_the_constant(head):
+    source = (
+        "import tensorflow as tf\nEPOCHS = 1\n" + head +
+        "    test_dataset = tf.data.TFRecordDataset(TEST).map(decode).batch(64)\n"
+        "    model.fit(train_dataset, epochs=EPOCHS, validation_data=test_dataset)\n"
+        "main(30)\n"
+    )
+    assert sorted(d.code for d in lint(source, ["TFP101", "TFP102"])) == ["TFP101", "TFP102"]
+    module_level = source.replace("    EPOCHS = 20\n", "").replace("def main(EPOCHS):", "def main():")
+    assert lint(module_level, ["TFP101", "TFP102"]) == []
+
+
+@pytest.mark.parametrize("epochs", ["", ", epochs=1"])
+def test_a_tuner_search_validates_every_trial_whatever_its_epochs(epochs):
+    source = _TUNER.format(module="keras_tuner", make="keras_tuner.RandomSearch(build_model, max_trials=50)",
+                           tuner="tuner").replace(", epochs=5)", epochs + ")")
+    found = lint(source, ["TFP101"])
+    assert len(found) == 2 and "as `validation_data` every epoch" in found[1].message

@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional
 import libcst as cst
 
 from tflint_perf.analysis.arguments import argument, bool_literal, int_literal, keyword_value, signed_int_literal
-from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel
+from tflint_perf.analysis.model import CallSite, FunctionInfo, ModuleModel, lambda_parameter_names
 from tflint_perf.analysis.names import dotted_text
 
 _FLAG_DEFINERS = ("DEFINE_integer", "DEFINE_int")
@@ -171,12 +171,22 @@ class ValueSources:
             return IntegerValue(constant.value, None, f"default of parameter `{name}`, {constant.origin}")
         return None
 
-    def _passed_by_callers(self, function: FunctionInfo, name: str, depth: int) -> Optional[IntegerValue]:
+    def largest_passed(self, function: FunctionInfo, name: str) -> Optional[IntegerValue]:
+        """The largest integer the callers in this file bind the parameter ``name`` to (passed, or left
+        to a known default), when every one is known and the function is not also handed on as a value
+        (a callback may be called with anything); None otherwise. What a size may reach at most
+        (``self.train_discriminator(images, batch_size)`` in ``train(self, gen, batch_size)``, called
+        with ``BATCH_SIZE = 400``)."""
+        return self._passed_by_callers(function, name, 0, largest=True)
+
+    def _passed_by_callers(self, function: FunctionInfo, name: str, depth: int,
+                           largest: bool = False) -> Optional[IntegerValue]:
         """The integer every caller in this file binds ``name`` to, when they all bind it (passed, or
-        left to a known default) to the same known value; None when a caller is unknown or they differ."""
+        left to a known default) to the same known value (with ``largest``, the largest of the known
+        values, even if all are defaults); None when a caller is unknown or they differ."""
         callers = self.model.call_graph.callers(function) if depth < _MAX_DEPTH else []
-        if not callers:
-            return None
+        if not callers or self.model.call_graph.named_as_value(function):  # type: ignore[attr-defined]
+            return None  # handed on as a callback too (`Thread(target=f, args=...)`): called with anything
         positional = function.positional_parameters
         index = positional.index(name) if name in positional else None
         values = set()
@@ -189,12 +199,16 @@ class ValueSources:
             if arg is None:  # left to its default, evaluated where the function is defined
                 default = _parameter_default(function, name)
                 value = self._value(default, function.parent, depth + 1) if default is not None else None
+            elif _lambda_parameter(arg.value, caller):
+                return None  # `lambda batch_size: gan.train(data, batch_size)`: whatever the lambda is given
             else:
                 value = self._value(arg.value, caller.function, depth + 1)
                 passed = True
             if value is None:
                 return None
             values.add(value.value)
+        if largest:
+            return IntegerValue(max(values), None, f"at most {max(values)}, as the callers bind parameter `{name}`")
         if len(values) != 1 or not passed:
             return None  # they differ, or every caller leaves it to its default (said as such)
         via = value.origin or "a literal"  # type: ignore[union-attr]
@@ -234,3 +248,8 @@ def _parameter_default(function: FunctionInfo, name: str) -> Optional[cst.BaseEx
         if param.name.value == name:
             return param.default
     return None
+
+
+def _lambda_parameter(expr: cst.BaseExpression, site: CallSite) -> bool:
+    """``expr`` is a name that a lambda around ``site`` takes as a parameter."""
+    return isinstance(expr, cst.Name) and any(expr.value in lambda_parameter_names(lam) for lam in site.lambdas)

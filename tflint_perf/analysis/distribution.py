@@ -30,6 +30,8 @@ _STRATEGY_MODULES = ("tf.distribute.", "tf.contrib.distribute.", "tf.compat.v1.d
 # parameter-server strategy, whose `fit` needs a `DatasetCreator` and a coordinator of its own).
 _NOT_DISTRIBUTING = frozenset({"Strategy", "StrategyV1", "ParameterServerStrategy", "ParameterServerStrategyV2"})
 _RUN_CONFIGS = ("tf.estimator.RunConfig", "tf.compat.v1.estimator.RunConfig", "tf.contrib.learn.RunConfig")
+# Estimators and the Keras model converted to one (`tf.keras.estimator.model_to_estimator(..., config=...)`).
+_ESTIMATORS = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.contrib.learn.", "keras.estimator.")
 _TRAIN_AND_EVALUATE = frozenset({"tf.estimator.train_and_evaluate", "tf.compat.v1.estimator.train_and_evaluate"})
 
 
@@ -84,59 +86,46 @@ class StrategyScopes:
     def _is_strategy(self, value: cst.BaseExpression, site: CallSite) -> bool:
         """``value``, read at ``site``, is a strategy: a constructor call, or a name every binding of which
         that reaches ``site`` is one."""
-        if isinstance(value, cst.Call):
-            return is_strategy_constructor(self.model.call_name(value))
-        if not isinstance(value, cst.Name):
-            return False
-        bindings = self.model.reaching(value.value, site.function, site.place, site.lambdas)
-        return bool(bindings) and all(
-            binding.kind == "assign" and isinstance(binding.value, cst.Call)
-            and is_strategy_constructor(self.model.call_name(binding.value))
-            for binding in bindings
-        )
+        made = self.model.reaching_calls(value, site)
+        return bool(made) and all(is_strategy_constructor(self.model.call_name(call)) for call in made)
 
-    def estimator_distributes(self, site: CallSite) -> bool:
-        """``estimator.train(input_fn=...)`` at ``site``, or ``TrainSpec(input_fn=...)`` handed to
-        ``train_and_evaluate(estimator, ...)`` in the same function, trains an Estimator whose ``config`` is
-        a ``RunConfig`` with ``train_distribute`` set to a strategy: the Estimator hands the input function
-        to the strategy, whose distributed iterator prefetches onto each device. Every binding of the
+    def estimator_distributes(self, site: CallSite, spec: bool) -> bool:
+        """``estimator.train(input_fn=...)`` at ``site``, or (``spec``) a ``TrainSpec(input_fn=...)`` handed
+        to ``train_and_evaluate(estimator, spec)``, trains an Estimator whose ``config`` is a ``RunConfig``
+        with ``train_distribute`` set to a strategy: the Estimator hands the input function to the
+        strategy, whose distributed iterator prefetches onto each device. Every binding of the
         estimator's name that reaches the call must be built so; a config made elsewhere counts as none."""
-        func = site.node.func
-        if self.model.call_name(site.node) is None and isinstance(func, cst.Attribute):  # `estimator.train(...)`
-            return self._distributed_estimator(func.value, site)
-        runs = [other for other in self.model.calls
-                if other.function is site.function and self.model.call_name(other.node) in _TRAIN_AND_EVALUATE]
-        estimators = [argument(run.node, "estimator", 0) for run in runs]
+        if not spec:
+            func = site.node.func
+            return isinstance(func, cst.Attribute) and self._distributed_estimator(func.value, site)
+        runs = [run for run in self.model.calls if self.model.call_name(run.node) in _TRAIN_AND_EVALUATE
+                and self._receives(run, site.node)]
         return bool(runs) and all(
-            arg is not None and self._distributed_estimator(arg.value, run) for arg, run in zip(estimators, runs))
+            (estimator := argument(run.node, "estimator", 0)) is not None
+            and self._distributed_estimator(estimator.value, run) for run in runs)
+
+    def _receives(self, run: CallSite, spec: cst.Call) -> bool:
+        """``train_and_evaluate(estimator, spec, ...)`` at ``run`` takes the ``TrainSpec(...)`` call ``spec``,
+        written in place or through a name bound to it."""
+        given = argument(run.node, "train_spec", 1)
+        return given is not None and spec in self.model.reaching_calls(given.value, run)
 
     def _distributed_estimator(self, value: cst.BaseExpression, site: CallSite) -> bool:
         """``value``, read at ``site``, is an Estimator built with a distributing ``RunConfig``."""
-        built = self._bound_calls(value, site)
+        built = self.model.reaching_calls(value, site)
         return bool(built) and all(
-            (config := argument(call, "config", None)) is not None
+            (self.model.call_name(call) or "").startswith(_ESTIMATORS)
+            and (config := argument(call, "config", None)) is not None
             and self._distributing_config(config.value, self.model.site_of(call) or site)
             for call in built)
 
     def _distributing_config(self, value: cst.BaseExpression, site: CallSite) -> bool:
-        configs = self._bound_calls(value, site)
+        configs = self.model.reaching_calls(value, site)
         return bool(configs) and all(
             (self.model.call_name(call) or "").endswith(_RUN_CONFIGS)
             and (distribute := argument(call, "train_distribute", None)) is not None
             and self._is_strategy(distribute.value, self.model.site_of(call) or site)
             for call in configs)
-
-    def _bound_calls(self, value: cst.BaseExpression, site: CallSite) -> List[cst.Call]:
-        """The call ``value`` is, or the calls every binding of the name ``value`` reaching ``site`` assigns
-        (empty when one binding is anything else)."""
-        if isinstance(value, cst.Call):
-            return [value]
-        if not isinstance(value, cst.Name):
-            return []
-        bindings = self.model.reaching(value.value, site.function, site.place, site.lambdas)
-        if not bindings or any(binding.kind != "assign" or not isinstance(binding.value, cst.Call) for binding in bindings):
-            return []
-        return [binding.value for binding in bindings]
 
     def inside(self, place: Place) -> bool:
         """The place sits in the body of a strategy's ``with ... scope():``."""

@@ -324,9 +324,9 @@ def _consumed_for(pipelines, call: cst.Call, states) -> Purpose:
     per element, but no training or evaluation waits on it; and a one-off pass too where a `cache()`
     after the op keeps its results (`map(py_function(encode)).filter(...).cache()`): it runs once per
     element in the whole run, not on every epoch. Unknown otherwise."""
-    whole = maximal(states)  # not the prefixes the interpreter met on the way (`ds` before its `.cache()`)
-    if whole and all(pipelines.cached_after(state, call) for state in whole):
+    if pipelines.cached_for_every_reader(states, call):
         return Purpose.ONE_OFF
+    whole = maximal(states)  # not the prefixes the interpreter met on the way (`ds` before its `.cache()`)
     purposes = {consumption.purpose for consumption in pipelines.consumptions_of(call)}
     if not purposes and whole and pipelines.consumptions and all(pipelines.never_read(state) for state in whole):
         # The module shows where its pipelines are read, and this one is read nowhere (a notebook's

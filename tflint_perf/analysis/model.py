@@ -581,6 +581,19 @@ class ModuleModel:
         reaching.reverse()
         return reaching if reaching else list(bindings)
 
+    def reaching_calls(self, value: cst.BaseExpression, site: "CallSite") -> List[cst.Call]:
+        """The call ``value`` is, or the calls that every binding of the name ``value`` reaching ``site``
+        assigns (``strategy = tf.distribute.MirroredStrategy()``); empty when one binding is anything else
+        or the name is a parameter of an enclosing lambda."""
+        if isinstance(value, cst.Call):
+            return [value]
+        if not isinstance(value, cst.Name):
+            return []
+        bindings = self.reaching(value.value, site.function, site.place, site.lambdas)
+        if not bindings or any(binding.kind != "assign" or not isinstance(binding.value, cst.Call) for binding in bindings):
+            return []
+        return [binding.value for binding in bindings]  # type: ignore[misc]
+
     def after_setup(self, name: str) -> List[Binding]:
         """The module-level bindings of ``name`` that a function called once the module's top-level
         code has run sees: the last one at the top level, not under any branch or loop, and any after

@@ -198,7 +198,7 @@ class Rows:
                 return int_literal(bindings[0].value)  # a local set once (`batch_size = 64`)
             if len(bindings) == 1 and bindings[0].kind == "unpack":
                 return self._unpacked_integer(bindings[0], depth)
-            return self._parameter_integer(expr.value, scope, depth)
+            return self._parameter_integer(expr.value, scope)
         return None
 
     def _unpacked_integer(self, binding: Binding, depth: int) -> Optional[int]:
@@ -213,33 +213,17 @@ class Rows:
             found = value if found is None else max(found, value)
         return found
 
-    def _parameter_integer(self, name: str, function: FunctionInfo, depth: int = 0) -> Optional[int]:
-        """A parameter never rebound: the largest of its integer default and the integers this file's
-        callers pass for it (a literal, a module constant, the caller's own parameter resolved the same
-        way: `self.train_discriminator(images, batch_size)` in `train(self, gen, batch_size)`, called with
-        `BATCH_SIZE = 400`); None if a caller passes anything else, or none passes one and there is no default."""
-        bindings = self.model.scope_bindings(name, function)[1]
-        if len(bindings) != 1 or bindings[0].kind != "param":
+    def _parameter_integer(self, name: str, function: FunctionInfo) -> Optional[int]:
+        """A parameter never rebound: its integer default when nothing in the file calls the function,
+        else the largest integer the callers bind it to (``ValueSources.largest_passed``: literals, module
+        constants, the callers' own parameters); None if a caller passes anything else."""
+        owner, bindings = self.model.scope_bindings(name, function)  # a closure reads its enclosing function's
+        if owner is None or len(bindings) != 1 or bindings[0].kind != "param":
             return None
-        found = int_literal(bindings[0].value) if bindings[0].value is not None else None
-        if bindings[0].value is not None and found is None:
-            return None
-        positional = function.positional_parameters
-        index = positional.index(name) if name in positional else None
-        callers = self.model.call_graph.callers(function)
-        for caller in callers:
-            if has_star_args(caller.node):
-                return None
-            passed = argument(caller.node, name, index)
-            if passed is None:
-                if found is None:
-                    return None  # no default, and this caller passes nothing we can see
-                continue
-            value = self._integer(passed.value, caller.function, depth + 1)
-            if value is None:
-                return None
-            found = value if found is None else max(found, value)
-        return found if callers or bindings[0].value is not None else None
+        if self.model.call_graph.callers(owner):
+            known = self.model.integer_values.largest_passed(owner, name)  # type: ignore[attr-defined]
+            return known.value if known is not None else None
+        return int_literal(bindings[0].value) if bindings[0].value is not None else None
 
     def _leading(self, shape: Optional[cst.BaseExpression], scope: Optional[FunctionInfo],
                  place: Optional[Place] = None) -> Optional[int]:

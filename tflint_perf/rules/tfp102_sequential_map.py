@@ -159,8 +159,9 @@ only stacks or concatenates what the zip paired (`Dataset.zip(tuple(parts)).map(
 tf.stack(windows))`). `make_csv_dataset` and `make_batched_features_dataset` batch their elements.
 A map before a `cache()` is reported when it does work worth parallelising (decoding, parsing, a
 `py_function`): it runs in the first epoch only, but that epoch waits on it. A cheap one there (the casts,
-scales and one-hot encodings above, or an image resize, before a `cache()` that `shuffle`, `batch` or `filter` may precede but no
-`repeat`) runs for microseconds per element once in the whole run: not reported.
+scales and one-hot encodings above, or an image resize) whose results a `cache()` keeps for every
+consumer (`shuffle`, `batch`, `filter` and the like may come between, a `repeat` may not) runs for
+microseconds per element once in the whole run: not reported.
 """
     why_bad = """
 Without `num_parallel_calls`, `map` transforms one element at a time on one thread, and

@@ -290,7 +290,7 @@ ops on different branches, comments between them).
             following = [_next_batch(state.ops_after(call)) for state in maximal(states)]
             if not following or any(after is None for after in following):
                 continue
-            if all(pipelines.cached_after(state, call) for state in maximal(states)):
+            if pipelines.cached_for_every_reader(states, call):
                 continue  # `map(scale).shuffle(n).batch(32).cache()`: the map runs in the first epoch only
             batches = {after[0].call for after in following}
             adjacent = all(after[1] for after in following)

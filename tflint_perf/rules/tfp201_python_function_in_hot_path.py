@@ -87,9 +87,9 @@ element or every step:
 
 One-off eager uses (preparing data once, outside any pipeline), `py_func`s feeding TF1
 summaries or metrics, pipelines that are only previewed (`for x in ds.take(2): show(x)`), maps
-whose results a `cache()` after them keeps (`map(py_function(encode)).filter(short).cache()`, also
-after a `Dataset.zip` of tokenised sources and targets: the Python runs once per element in the
-whole run, not on every epoch), maps in the inference branch of a mode switch (`if mode !=
+whose results a `cache()` after them keeps for every reader (`map(py_function(encode)).filter(short).cache()`,
+with `shuffle` or `batch` between too, also after a `Dataset.zip` of tokenised sources and targets, but
+not after a `repeat`: the Python runs once per element in the whole run, not on every epoch), maps in the inference branch of a mode switch (`if mode !=
 'infer': ... else: ds.map(...)`), pipelines a module builds and never reads (a notebook's unused
 `val_dataset`), code that never runs (a function called only under `if False:` or `if DEBUG:` with
 `DEBUG = False`), a `fit` of a few steps in all (a smoke run),
@@ -254,6 +254,8 @@ are not followed.
         # dragen1860/TensorFlow-2.x-Tutorials 21-CN-EN-Translation-BERT tokenizer.py: Python tokenizers,
         # filtered and cached right after: the cache serves every epoch after the first.
         Valid(_TOKENIZE.format(cached="    ds = ds.cache()\n")),
+        # Shuffled and batched before the cache, which still fills on the first pass.
+        Valid(_TOKENIZE.format(cached="    ds = ds.shuffle(1000).padded_batch(16).unbatch().cache()\n")),
         # Tokenised apart, zipped, filtered and cached: the cache after the zip keeps both tokenisations.
         Valid(_ZIPPED.format(after_zip=".cache()")),
         # The inference branch of a mode switch (the training one has no Python callback): one pass

@@ -324,16 +324,11 @@ class ConsumerRecognition:
     def _is_tuner(self, call: cst.Call) -> bool:
         """``tuner.search(...)`` where every binding of ``tuner`` reaching the call makes a KerasTuner tuner
         (``kt.BayesianOptimization(build_model, ...)``, ``keras_tuner.Hyperband(...)``)."""
-        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
         site = self.model.site_of(call)
-        if not isinstance(receiver, cst.Name) or site is None:
+        if not isinstance(call.func, cst.Attribute) or site is None:
             return False
-        bindings = self.model.reaching(receiver.value, site.function, site.place, site.lambdas)
-        return bool(bindings) and all(
-            binding.kind == "assign" and isinstance(binding.value, cst.Call)
-            and (self.model.call_name(binding.value) or "").startswith(_TUNER_MODULES)
-            for binding in bindings
-        )
+        made = self.model.reaching_calls(call.func.value, site)
+        return bool(made) and all((self.model.call_name(tuner) or "").startswith(_TUNER_MODULES) for tuner in made)
 
     def _consume_model_call(self, call: cst.Call, method: str) -> None:
         description = f"{dotted_text(call.func) or method}()"
@@ -441,7 +436,9 @@ class ConsumerRecognition:
         scopes = self.model.strategy_scopes  # type: ignore[attr-defined]
         if site is None:
             return False
-        return scopes.model_distributes(site) if kind == "model" else scopes.estimator_distributes(site)
+        if kind == "model":
+            return scopes.model_distributes(site)
+        return scopes.estimator_distributes(site, spec=self.model.call_name(node) in TRAIN_SPEC_APIS)
 
     def _zipped_inputs(self, value: Pipeline) -> List[Value]:
         """``Dataset.zip((titles, titles.map(tower)))`` starts a pipeline of its own; a one-off pass over
@@ -516,9 +513,10 @@ class ConsumptionQueries:
         if consumption.kind == "model":
             if consumption.role in ("evaluate", "predict"):
                 return True
+            if _method_name(node) == "search":  # type: ignore[arg-type]
+                return False  # a tuner's search fits a model per trial: many passes, whatever `epochs` says
             epochs = argument(node, "epochs", 3)  # type: ignore[arg-type]
-            # `EPOCHS = 1` at module level counts as the literal does (TensorFlowOnSpark's segmentation)
-            return epochs is None or self.model.step_loops.fixed_integer(epochs.value) == 1  # type: ignore[attr-defined]
+            return epochs is None or _written_one(self.model, epochs.value, site)
         if consumption.kind == "iter":
             return True
         return consumption.kind == "iterator" and consumption.description.startswith("make_one_shot_iterator")
@@ -591,6 +589,14 @@ def fits_briefly(fit: cst.Call, known: Callable[[cst.BaseExpression], Optional[i
     if initial is not None:
         return False  # `epochs` is then the index to stop at, the run's length unseen here
     return steps_count * epochs <= _SMOKE_STEPS
+
+
+def _written_one(model: ModuleModel, expr: cst.BaseExpression, site) -> bool:
+    """``expr`` is 1 as the source writes it: the literal, or a module constant no local or parameter
+    shadows where it is read (`EPOCHS = 1`, TensorFlowOnSpark's segmentation); not a parameter's default
+    or what callers pass, which a run may change."""
+    known = model.integer_values.integer(expr, site)  # type: ignore[attr-defined]
+    return known is not None and known.value == 1 and (known.origin == "" or known.origin.startswith("constant"))
 
 
 def _binds(statement: cst.CSTNode, name: str, afresh: bool = False) -> bool:

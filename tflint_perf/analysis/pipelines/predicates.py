@@ -62,6 +62,7 @@ class StatePredicates:
     zipped_into: Dict[State, Set[cst.Call]]  # PipelineAnalysis's
     zips_seen_whole: Set[cst.Call]  # PipelineAnalysis's
     consumptions: List[Consumption]  # ConsumptionQueries'
+    consumptions_of: Callable[[cst.Call], List[Consumption]]  # ConsumptionQueries'
 
     def ends_prefetched(self, state: State) -> bool:
         """The state's last real transformation is a prefetch (or it never left a prefetched source). An
@@ -142,13 +143,21 @@ class StatePredicates:
         return self._cheap_map(op) and self._toy_source(state)
 
     def cheap_before_cache(self, states: List[State], op: Op) -> bool:
-        """The op is a map that only picks, casts, scales or one-hot encodes, and a `cache()` follows it
-        in every pipeline holding it (``cached_after``; not the prefixes met on the way, `ds` before its
-        `.cache()`): it runs once per element in the whole run, for microseconds each
-        (`map(lambda x, y: (tf.cast(x, tf.float32) / 255., y)).cache()` over MNIST), nothing to parallelise."""
-        whole = maximal(states)
-        return bool(whole) and self._cheap_map(op, resizing=True) and all(
-            self.cached_after(state, op.call) for state in whole)
+        """The op is a map that only picks, casts, scales, one-hot encodes or resizes, and every pipeline
+        holding it is cached after it (``cached_for_every_reader``): it runs once per element in the whole
+        run, for microseconds each (`map(lambda x, y: (tf.cast(x, tf.float32) / 255., y)).cache()` over
+        MNIST), nothing to parallelise."""
+        return self._cheap_map(op, resizing=True) and self.cached_for_every_reader(states, op.call)
+
+    def cached_for_every_reader(self, states: List[State], call: cst.Call) -> bool:
+        """Every pipeline holding the op ``call`` that a consumer reads is cached after it
+        (``cached_after``); with no consumer in sight, every whole pipeline (not the prefixes met on the
+        way, `ds` before its `.cache()`). A prefix read uncached (`fit(ds)`, then `ds.cache()` for an
+        evaluation) runs the op on every pass."""
+        read = [state for consumption in self.consumptions_of(call) for state in consumption.states
+                if any(op.call is call for op in state.ops)]
+        whole = read or maximal(states)
+        return bool(whole) and all(self.cached_after(state, call) for state in whole)
 
     def _toy_source(self, state: State) -> bool:
         """The state slices in-memory data the code shows to be a toy dataset (``TOY_DATASET`` numbers

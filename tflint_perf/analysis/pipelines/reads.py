@@ -22,7 +22,6 @@ a module constant) and together they read at most ``FEW_CALLS`` elements; reads 
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import cached_property
 from typing import Iterable, List, Optional
 
@@ -31,6 +30,7 @@ import libcst as cst
 from tflint_perf.analysis.debugging import module_trains
 from tflint_perf.analysis.loops import FEW_CALLS, StepLoops
 from tflint_perf.analysis.model import CallSite, ModuleModel
+from tflint_perf.analysis.names import name_uses
 from tflint_perf.analysis.purpose import Purpose, purpose_of_names
 from tflint_perf.analysis.sessions import RunPurposes, Sessions, run_fetches
 
@@ -43,6 +43,7 @@ class IteratorReads:
     def __init__(self, model: ModuleModel) -> None:
         self.model = model
         self._loops: StepLoops = model.step_loops  # type: ignore[attr-defined]  # the module's one StepLoops
+        self._uses: dict = {}
 
     def few_reads(self, call: cst.Call, tf1: bool) -> Optional[Purpose]:
         """The purpose of an iterator made at ``call`` (``iter(ds)``; with ``tf1``, a TF1 iterator)
@@ -63,7 +64,7 @@ class IteratorReads:
         # Each use of the name is an assignment of it or a read in the same scope: nothing else sees it.
         found_scope, bindings = self.model.scope_bindings(name, site.function)
         if found_scope is not site.function or any(binding.kind != "assign" for binding in bindings) \
-                or self._name_uses[name] != len(bindings) + len(reads) \
+                or self._name_uses(name) != len(bindings) + len(reads) \
                 or any(read.function is not site.function for read in reads):
             return None
         if len(bindings) > 1:
@@ -95,7 +96,7 @@ class IteratorReads:
         """``it = iter(ds)`` then ``for x in it:`` in the same scope, the name used nowhere else: that loop."""
         made = self.model.site_of(call)
         name = _assigned_name(made, call)
-        if made is None or name is None or self._name_uses[name] != 2:
+        if made is None or name is None or self._name_uses(name) != 2:
             return None
         for site in self.model.calls:
             if site.function is not made.function:
@@ -224,23 +225,13 @@ class IteratorReads:
                 found.setdefault(target.value, []).append(site)
         return found
 
-    @cached_property
-    def _name_uses(self) -> Counter:
-        """How often each bare name occurs in the module (reads, assignment targets, parameters). An
-        attribute's name (`ds.unbatch().batch(20)`) and a keyword's (`f(it=3)`) are not the variable's."""
-        counts: Counter = Counter()
-        stack: List[cst.CSTNode] = [self.model.module]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Name):
-                counts[node.value] += 1
-            elif isinstance(node, cst.Attribute):
-                stack.append(node.value)
-            elif isinstance(node, cst.Arg):
-                stack.append(node.value)
-            else:
-                stack.extend(node.children)
-        return counts
+    def _name_uses(self, name: str) -> int:
+        """How often the variable ``name`` is written in the module (``names.name_uses``: not an attribute's
+        or a keyword's name, `ds.unbatch().batch(20)` beside `batch = iter(...)`, nor a parameter's own)."""
+        known = self._uses
+        if name not in known:
+            known[name] = name_uses(self.model.module, name)
+        return known[name]
 
 
 def _assigned_name(site: Optional[CallSite], call: cst.Call) -> Optional[str]:
