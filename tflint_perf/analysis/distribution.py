@@ -17,7 +17,7 @@ only when every binding of it that reaches the scope is one (the Kaggle idiom th
 from __future__ import annotations
 
 from functools import cached_property
-from typing import List, Optional, Set
+from typing import Callable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -112,20 +112,21 @@ class StrategyScopes:
 
     def _distributed_estimator(self, value: cst.BaseExpression, site: CallSite) -> bool:
         """``value``, read at ``site``, is an Estimator built with a distributing ``RunConfig``."""
-        built = self.model.reaching_calls(value, site)
-        return bool(built) and all(
-            (self.model.call_name(call) or "").startswith(_ESTIMATORS)
-            and (config := argument(call, "config", None)) is not None
-            and self._distributing_config(config.value, self.model.site_of(call) or site)
-            for call in built)
+        return self._built_with(value, site, _ESTIMATORS, "config", self._distributing_config)
 
     def _distributing_config(self, value: cst.BaseExpression, site: CallSite) -> bool:
-        configs = self.model.reaching_calls(value, site)
-        return bool(configs) and all(
-            (self.model.call_name(call) or "").endswith(_RUN_CONFIGS)
-            and (distribute := argument(call, "train_distribute", None)) is not None
-            and self._is_strategy(distribute.value, self.model.site_of(call) or site)
-            for call in configs)
+        return self._built_with(value, site, _RUN_CONFIGS, "train_distribute", self._is_strategy)
+
+    def _built_with(self, value: cst.BaseExpression, site: CallSite, makers: Tuple[str, ...], keyword: str,
+                    accepts: Callable[[cst.BaseExpression, CallSite], bool]) -> bool:
+        """``value``, read at ``site``, is made (by every binding that reaches it) by a call of one of
+        ``makers`` whose ``keyword`` argument ``accepts`` takes."""
+        made = self.model.reaching_calls(value, site)
+        return bool(made) and all(
+            (self.model.call_name(call) or "").startswith(makers)
+            and (given := argument(call, keyword, None)) is not None
+            and accepts(given.value, self.model.site_of(call) or site)
+            for call in made)
 
     def inside(self, place: Place) -> bool:
         """The place sits in the body of a strategy's ``with ... scope():``."""
