@@ -82,3 +82,19 @@ def test_a_target_written_in_pyproject_or_on_the_command_line_is_kept(tmp_path):
     result = run_cli("check", "--no-cache", "--output-format", "json", "--select", "TFP101,TFP102",
                      "--target-version", "2.4", ".", cwd=root)
     assert sorted((d["code"], d["location"]["row"]) for d in json.loads(result.stdout)) == [("TFP101", 6), ("TFP102", 6)]
+
+
+def test_the_cache_tells_a_configured_version_from_the_same_one_inferred(tmp_path):
+    # --target-version 2.4 is kept; tensorflow>=2.4 in requirements.txt is raised to the 2.12 AdamW needs.
+    root = write_project(tmp_path, {"train.py": TRAIN.format(optimizer="tf.keras.optimizers.AdamW(1e-3)"),
+                                    "requirements.txt": "tensorflow>=2.4\n"})
+    cached = ("check", "--cache-dir", str(tmp_path / "cache"), "--output-format", "json", "--select", "TFP102", ".")
+
+    def rows(*extra):
+        result = run_cli(*cached[:-1], *extra, ".", cwd=root)
+        assert result.returncode in (0, 1), result.stderr
+        return [d["location"]["row"] for d in json.loads(result.stdout)]
+
+    assert rows("--target-version", "2.4") == [6]
+    assert rows() == []
+    assert rows("--target-version", "2.4") == [6]

@@ -78,6 +78,9 @@ class Settings:
     # target_version is only what sibling notebooks declare: code that runs only on TensorFlow 1
     # (``deprecations.runs_only_on_tf1``) is checked with no target instead (``engine``).
     target_version_guessed: bool = False
+    # target_version was inferred (dependency files, a notebook, the module's own Keras calls), not written
+    # by the user in the configuration, on the command line or in the editor: the engine may raise it.
+    target_version_inferred: bool = False
     unsafe_fixes: bool = False
     options: Dict[str, Any] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
@@ -91,7 +94,8 @@ class Settings:
     def fingerprint(self) -> str:
         """Everything that changes results, as text (for caches)."""
         return repr((sorted(self.selected_codes()), sorted(self.per_file_ignores.items()),
-                     self.target_version, self.target_version_guessed, sorted(self.options.items())))
+                     self.target_version, self.target_version_guessed, self.target_version_inferred,
+                     sorted(self.options.items())))
 
     def written(self) -> str:
         """The settings that decide results as they were written (selectors, options, target version),
@@ -340,15 +344,9 @@ def with_cli_overrides(
     return updated
 
 
-# The sources of a target version the user wrote (the configuration, the command line, the editor), as
-# the places that set one name them; every other source is an inference.
-_CONFIGURED_SOURCES = ("] target-version", "--target-version", "editor setting `targetVersion`")
-
-
 def version_configured(settings: Settings) -> bool:
     """The target version is the user's word, not one inferred from the project or the code."""
-    source = settings.target_version_source or ""
-    return settings.target_version is not None and source.endswith(_CONFIGURED_SOURCES)
+    return settings.target_version is not None and not settings.target_version_inferred
 
 
 def with_project_version(settings: Settings, path: Path) -> Settings:
@@ -364,4 +362,4 @@ def with_project_version(settings: Settings, path: Path) -> Settings:
 def with_inferred_version(settings: Settings, inferred: "InferredVersion") -> Settings:
     """``settings`` with the TensorFlow version ``inferred`` for a file or directory, and where it came from."""
     return dataclasses.replace(settings, target_version=inferred.version, target_version_source=inferred.where(),
-                               target_version_guessed=inferred.from_siblings)
+                               target_version_guessed=inferred.from_siblings, target_version_inferred=True)

@@ -72,16 +72,17 @@ def _own_target(settings: Settings, model: AnalysedModule, filename: str) -> Set
     (``api_versions``: ``tf.keras.optimizers.legacy`` exists from 2.9) is raised to it; a configured one is
     the user's word."""
     if settings.target_version_guessed and runs_only_on_tf1(model, filename):
-        return replace(settings, target_version=None, target_version_source=None, target_version_guessed=False)
+        return replace(settings, target_version=None, target_version_source=None, target_version_guessed=False,
+                       target_version_inferred=False)
     if version_configured(settings):
         return settings
     required = oldest_tensorflow(model)
     if required is None or (settings.target_version is not None and settings.target_version >= required.version):
         return settings
-    if model.runs_only_on_tf1:
+    if runs_only_on_tf1(model, filename):
         return settings  # TensorFlow 1 code calling a Keras 2.9 name cannot run at all: no version is known
     return replace(settings, target_version=required.version, target_version_source=f"{filename}: {required.describe()}",
-                   target_version_guessed=False)
+                   target_version_guessed=False, target_version_inferred=True)
 
 
 def _check(text: str, filename: str, settings: Settings, enabled: Sequence[Type[Rule]], apply_noqa: bool,

@@ -167,7 +167,7 @@ class _Plan:
             return _Task(job, settings), 0
         around = files.neighbourhood_digest(real)
         key = self.cache.key(state.digest, job.name, self._relative(real, job.path), job.explicit,
-                             f"{settings.target_version!r}:{settings.target_version_guessed}:{around}:"
+                             f"{settings.target_version!r}:{settings.target_version_guessed}:{settings.target_version_inferred}:{around}:"
                              f"{files.distributed}")
         return _Task(job, settings, key, state.digest), (status.st_size if state.marked else 0)
 
